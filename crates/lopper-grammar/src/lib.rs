@@ -1,0 +1,48 @@
+//! lopper-grammar: the grammar IR, the tree-sitter `grammar.json` loader, the Perses Normal
+//! Form (PNF) normalizer and the subsumption relation.
+//!
+//! This crate never sees a program: it turns a grammar into a [`PnfGrammar`] that the
+//! parser and the reducer consult. Use it alone to print a grammar's PNF:
+//!
+//! ```
+//! let g = lopper_grammar::load_tree_sitter_json(
+//!     r#"{"name":"tiny","rules":{"list":{"type":"REPEAT","content":{"type":"STRING","value":"x"}}}}"#,
+//! ).unwrap();
+//! let pnf = lopper_grammar::normalize(&g).unwrap();
+//! assert!(pnf.show().contains(r#"list ::= "x"*"#));
+//! ```
+
+mod ir;
+mod pnf;
+mod subsumption;
+mod tree_sitter_json;
+
+pub use ir::{Expr, Grammar};
+pub use pnf::{grammar_from_rules, normalize, CstKind, PnfGrammar, PnfRule, Symbol, SymbolId, Terminal};
+pub use subsumption::Subsumption;
+pub use tree_sitter_json::load_tree_sitter_json;
+
+/// Why a grammar could not be loaded or normalized.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum GrammarError {
+    /// The grammar file is not valid JSON.
+    #[error("grammar is not valid JSON: {0}")]
+    Json(String),
+    /// The JSON is not a tree-sitter grammar.
+    #[error("not a tree-sitter grammar: {0}")]
+    Format(String),
+    /// A rule refers to a name that is neither a rule nor an external token.
+    #[error("rule `{rule}` refers to undefined symbol `{name}`")]
+    UndefinedSymbol {
+        /// The undefined name.
+        name: String,
+        /// The rule that refers to it.
+        rule: String,
+    },
+    /// The grammar has no rules, so no start symbol.
+    #[error("grammar has no start rule")]
+    NoStartRule,
+}
+
+#[cfg(test)]
+mod tests;
