@@ -1,1 +1,380 @@
+//! lopper-tree: the PNF tree as an immutable arena, edit sets over it, and rendering to text.
+//!
+//! Every node is a Kleene star, Kleene plus, optional, regular, token or opaque node. The
+//! tree is a value: no interior mutability, no I/O, and it knows no parser. A reduction
+//! state is an [`EditSet`] over a tree; a candidate is that set plus one more edit, rendered
+//! with [`Tree::render`].
+//!
+//! Rendering keeps each kept token's original leading whitespace, and inserts one space
+//! where two tokens that were not adjacent in the original would otherwise touch, so two
+//! tokens never merge into one.
 
+use lopper_grammar::{PnfGrammar, SymbolId};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::ops::Range;
+
+/// Index of a node in its [`Tree`]. Ids are assigned in creation order (children before
+/// parents), which is deterministic for a given input, so they break ties in schedulers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// The PNF shape of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    /// A regular rule `A ::= B1 … Bn`: children are fixed; reducible by replacement.
+    Regular,
+    /// `A ::= B*`: children are the elements; any subset may be deleted.
+    Star,
+    /// `A ::= B+`: children are the elements; at least one must stay.
+    Plus,
+    /// `A ::= B?`: at most one child, which may be deleted.
+    Optional,
+    /// One lexical token (a leaf).
+    Token,
+    /// A node whose children did not match its rule (ERROR nodes, grammar gaps): rendered
+    /// as its children in order, reducible only by replacement, never split.
+    Opaque,
+}
+
+/// One node of the arena.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Its PNF shape.
+    pub kind: NodeKind,
+    /// The most specific grammar symbol this node derives (after collapsing unit chains);
+    /// `None` for nodes the grammar does not know (tree-sitter `ERROR`).
+    pub symbol: Option<SymbolId>,
+    /// The symbol the parent's rule expects at this position (the top of the collapsed
+    /// unit chain); a replacement must be subsumed by it. `None` for the root and for
+    /// children of opaque nodes.
+    pub slot: Option<SymbolId>,
+    /// The parent in the original tree.
+    pub parent: Option<NodeId>,
+    /// Children in source order.
+    pub children: Vec<NodeId>,
+    /// Token count of the subtree (the size measure).
+    pub tokens: u32,
+    /// For token nodes: byte range of the token text in the source.
+    pub text: Option<Range<u32>>,
+}
+
+/// An edit of one node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Edit {
+    /// The node and its subtree disappear.
+    Delete,
+    /// The node is replaced by one of its descendants (which may itself be edited).
+    Replace(NodeId),
+}
+
+/// A reduction state: edits keyed by node, ordered so iteration is deterministic.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EditSet(pub BTreeMap<NodeId, Edit>);
+
+impl EditSet {
+    /// A copy of this set with one more edit.
+    pub fn with(&self, id: NodeId, e: Edit) -> EditSet {
+        let mut s = self.clone();
+        s.0.insert(id, e);
+        s
+    }
+
+    /// Number of edits.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no edits.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// How to render.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Keep comments (tree-sitter extras other than whitespace) in the output. When off,
+    /// each comment becomes one space.
+    pub keep_comments: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions { keep_comments: false }
+    }
+}
+
+/// A PNF tree over a source text.
+#[derive(Clone, Debug)]
+pub struct Tree {
+    source: String,
+    nodes: Vec<Node>,
+    root: NodeId,
+    /// Token nodes in source order.
+    token_order: Vec<NodeId>,
+    /// For each node that is a token: its index in `token_order`.
+    token_index: Vec<u32>,
+    /// Comment byte ranges, sorted.
+    comments: Vec<Range<u32>>,
+}
+
+/// Builds a [`Tree`] bottom-up: add tokens and nodes, children before parents.
+#[derive(Debug)]
+pub struct TreeBuilder {
+    source: String,
+    nodes: Vec<Node>,
+    comments: Vec<Range<u32>>,
+}
+
+impl TreeBuilder {
+    /// Starts a tree over `source`.
+    pub fn new(source: String) -> TreeBuilder {
+        TreeBuilder { source, nodes: Vec::new(), comments: Vec::new() }
+    }
+
+    /// Adds a token leaf covering `range` (bytes of the source; must be non-empty).
+    pub fn token(&mut self, symbol: Option<SymbolId>, slot: Option<SymbolId>, range: Range<usize>) -> NodeId {
+        debug_assert!(range.start < range.end && range.end <= self.source.len());
+        self.push(Node {
+            kind: NodeKind::Token,
+            symbol,
+            slot,
+            parent: None,
+            children: Vec::new(),
+            tokens: 1,
+            text: Some(range.start as u32..range.end as u32),
+        })
+    }
+
+    /// Adds an inner node over already added children (in source order).
+    pub fn node(&mut self, kind: NodeKind, symbol: Option<SymbolId>, slot: Option<SymbolId>, children: Vec<NodeId>) -> NodeId {
+        let tokens = children.iter().map(|c| self.nodes[c.0 as usize].tokens).sum();
+        let id = NodeId(self.nodes.len() as u32);
+        for c in &children {
+            self.nodes[c.0 as usize].parent = Some(id);
+        }
+        self.push(Node { kind, symbol, slot, parent: None, children, tokens, text: None })
+    }
+
+    /// Changes the slot of a node already added (used when a unit chain is collapsed into
+    /// its innermost node, which then stands at the outer position).
+    pub fn set_slot(&mut self, id: NodeId, slot: Option<SymbolId>) {
+        self.nodes[id.0 as usize].slot = slot;
+    }
+
+    /// The node added under `id`.
+    pub fn get(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// Records a comment's byte range, so rendering can drop it.
+    pub fn comment(&mut self, range: Range<usize>) {
+        self.comments.push(range.start as u32..range.end as u32);
+    }
+
+    fn push(&mut self, n: Node) -> NodeId {
+        self.nodes.push(n);
+        NodeId(self.nodes.len() as u32 - 1)
+    }
+
+    /// Finishes the tree with `root` as its root. Tokens must not overlap.
+    pub fn finish(self, root: NodeId) -> Tree {
+        let mut token_order = Vec::new();
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n.0 as usize];
+            if node.kind == NodeKind::Token {
+                token_order.push(n);
+            }
+            stack.extend(node.children.iter().rev());
+        }
+        let mut token_index = vec![u32::MAX; self.nodes.len()];
+        for (i, t) in token_order.iter().enumerate() {
+            token_index[t.0 as usize] = i as u32;
+        }
+        let mut comments = self.comments;
+        comments.sort_by_key(|r| r.start);
+        Tree { source: self.source, nodes: self.nodes, root, token_order, token_index, comments }
+    }
+}
+
+impl Tree {
+    /// The root node.
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    /// The node with this id.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// Number of nodes in the arena.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the arena is empty (never, for a finished tree).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The source text the tree was built over.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Token count of the unedited tree.
+    pub fn token_count(&self) -> usize {
+        self.token_order.len()
+    }
+
+    /// The text of a token node (empty for inner nodes).
+    pub fn token_text(&self, id: NodeId) -> &str {
+        match &self.node(id).text {
+            Some(r) => &self.source[r.start as usize..r.end as usize],
+            None => "",
+        }
+    }
+
+    /// Visits, in pre-order, the nodes that are part of the program under `edits`: a
+    /// deleted node is skipped with its subtree; a replaced node is visited as the node
+    /// that replaces it. `f` returns whether to descend into the node's children.
+    pub fn walk(&self, edits: &EditSet, mut f: impl FnMut(NodeId) -> bool) {
+        let mut stack = vec![self.root];
+        while let Some(mut n) = stack.pop() {
+            loop {
+                match edits.0.get(&n) {
+                    Some(Edit::Delete) => break,
+                    Some(Edit::Replace(d)) => n = *d,
+                    None => {
+                        if f(n) {
+                            stack.extend(self.node(n).children.iter().rev());
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// What stands at `id`'s position under `edits`: `None` if deleted, else the node
+    /// reached by following replacements.
+    pub fn effective(&self, edits: &EditSet, mut id: NodeId) -> Option<NodeId> {
+        loop {
+            match edits.0.get(&id) {
+                Some(Edit::Delete) => return None,
+                Some(Edit::Replace(d)) => id = *d,
+                None => return Some(id),
+            }
+        }
+    }
+
+    /// Token count of the program under `edits`.
+    pub fn count_tokens(&self, edits: &EditSet) -> usize {
+        let mut n = 0;
+        self.walk(edits, |id| {
+            n += (self.node(id).kind == NodeKind::Token) as usize;
+            true
+        });
+        n
+    }
+
+    /// Marks the nodes that are part of the program under `edits` (one flag per node).
+    pub fn live(&self, edits: &EditSet) -> Vec<bool> {
+        let mut live = vec![false; self.nodes.len()];
+        self.walk(edits, |id| {
+            live[id.0 as usize] = true;
+            true
+        });
+        live
+    }
+
+    /// Renders the program under `edits` (see the crate docs for the whitespace rules).
+    pub fn render(&self, edits: &EditSet, opts: RenderOptions) -> String {
+        let mut out = String::with_capacity(self.source.len());
+        let mut last: Option<u32> = None;
+        self.walk(edits, |id| {
+            let Some(r) = &self.node(id).text else { return true };
+            let i = self.token_index[id.0 as usize];
+            let gap_start = if i == 0 { 0 } else { self.node(self.token_order[i as usize - 1]).text.as_ref().unwrap().end };
+            let adjacent = match last {
+                None => i == 0,
+                Some(l) => l + 1 == i,
+            };
+            if adjacent || last.is_some() {
+                let before = out.len();
+                self.push_trivia(&mut out, gap_start..r.start, opts);
+                let text = &self.source[r.start as usize..r.end as usize];
+                if !adjacent && out.len() == before && may_glue(&out, text) {
+                    out.push(' ');
+                }
+            }
+            out.push_str(&self.source[r.start as usize..r.end as usize]);
+            last = Some(i);
+            false
+        });
+        match last {
+            Some(l) if l as usize + 1 == self.token_order.len() => {
+                let end = self.node(self.token_order[l as usize]).text.as_ref().unwrap().end;
+                self.push_trivia(&mut out, end..self.source.len() as u32, opts);
+            }
+            Some(_) => out.push('\n'),
+            None => {}
+        }
+        out
+    }
+
+    fn push_trivia(&self, out: &mut String, gap: Range<u32>, opts: RenderOptions) {
+        if opts.keep_comments {
+            out.push_str(&self.source[gap.start as usize..gap.end as usize]);
+            return;
+        }
+        let mut at = gap.start;
+        let first = self.comments.partition_point(|c| c.end <= gap.start);
+        for c in &self.comments[first..] {
+            if c.start >= gap.end {
+                break;
+            }
+            out.push_str(&self.source[at as usize..c.start.max(at) as usize]);
+            out.push(' ');
+            at = c.end.min(gap.end);
+        }
+        out.push_str(&self.source[at as usize..gap.end as usize]);
+    }
+
+    /// An indented dump of the tree, one node a line: `kind symbol [tokens]` and token text.
+    pub fn dump(&self, g: &PnfGrammar) -> String {
+        let mut out = String::new();
+        let mut stack = vec![(self.root, 0usize)];
+        while let Some((n, depth)) = stack.pop() {
+            let node = self.node(n);
+            let name = node.symbol.map_or("?", |s| g.symbol(s).name.as_str());
+            let _ = match node.kind {
+                NodeKind::Token => writeln!(out, "{:depth$}{name} {:?}", "", self.token_text(n), depth = depth * 2),
+                k => writeln!(out, "{:depth$}{k:?} {name} [{}]", "", node.tokens, depth = depth * 2),
+            };
+            for c in node.children.iter().rev() {
+                stack.push((*c, depth + 1));
+            }
+        }
+        out
+    }
+}
+
+/// Whether `next` written right after `out` could lex differently from the two tokens
+/// apart: word characters run together (`int` `x`), operators combine (`+` `+`, `/` `*`),
+/// and a `.` joins numbers (`1` `.5`).
+fn may_glue(out: &str, next: &str) -> bool {
+    let (Some(a), Some(b)) = (out.chars().next_back(), next.chars().next()) else { return false };
+    // Brackets and separators are one-character tokens in every language we target.
+    if a.is_whitespace() || "()[]{};,".contains(a) || "()[]{};,".contains(b) {
+        return false;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    word(a) == word(b) || a == '.' || b == '.'
+}
+
+#[cfg(test)]
+mod tests;

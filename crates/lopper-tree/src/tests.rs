@@ -1,0 +1,83 @@
+use super::*;
+
+/// Builds `f(a, bb,c);/*x*/` by hand: call = "f" "(" args ")" ";" where args is a star of
+/// elements, each `sep? id`.
+fn call() -> (Tree, Vec<NodeId>) {
+    let src = "f(a, bb,c);/*x*/\n".to_string();
+    let mut b = TreeBuilder::new(src);
+    let f = b.token(None, None, 0..1);
+    let lp = b.token(None, None, 1..2);
+    let a = b.token(None, None, 2..3);
+    let e1 = b.node(NodeKind::Regular, None, None, vec![a]);
+    let c1 = b.token(None, None, 3..4);
+    let bb = b.token(None, None, 5..7);
+    let e2 = b.node(NodeKind::Regular, None, None, vec![c1, bb]);
+    let c2 = b.token(None, None, 7..8);
+    let c = b.token(None, None, 8..9);
+    let e3 = b.node(NodeKind::Regular, None, None, vec![c2, c]);
+    let args = b.node(NodeKind::Star, None, None, vec![e1, e2, e3]);
+    let rp = b.token(None, None, 9..10);
+    let semi = b.token(None, None, 10..11);
+    b.comment(11..16);
+    let root = b.node(NodeKind::Regular, None, None, vec![f, lp, args, rp, semi]);
+    (b.finish(root), vec![e1, e2, e3, args, bb])
+}
+
+#[test]
+fn unedited_render_is_the_source_except_comments() {
+    let (t, _) = call();
+    assert_eq!(t.render(&EditSet::default(), RenderOptions { keep_comments: true }), t.source());
+    assert_eq!(t.render(&EditSet::default(), RenderOptions::default()), "f(a, bb,c); \n");
+    assert_eq!(t.token_count(), 9);
+}
+
+#[test]
+fn deleting_list_elements_keeps_the_remaining_whitespace() {
+    let (t, ids) = call();
+    let e = EditSet::default().with(ids[1], Edit::Delete);
+    assert_eq!(t.render(&e, RenderOptions::default()), "f(a,c); \n");
+    assert_eq!(t.count_tokens(&e), 7);
+    let e = e.with(ids[2], Edit::Delete);
+    assert_eq!(t.render(&e, RenderOptions::default()), "f(a); \n");
+    let all = EditSet::default().with(ids[3], Edit::Delete);
+    assert_eq!(t.render(&all, RenderOptions::default()), "f(); \n");
+    let live = t.live(&all);
+    assert!(!live[ids[0].0 as usize] && live[t.root().0 as usize]);
+}
+
+#[test]
+fn tokens_that_were_not_adjacent_never_glue() {
+    // "(a)b": replacing the parenthesized node by `a` must not give "ab".
+    let mut b = TreeBuilder::new("(a)b".to_string());
+    let lp = b.token(None, None, 0..1);
+    let a = b.token(None, None, 1..2);
+    let rp = b.token(None, None, 2..3);
+    let paren = b.node(NodeKind::Regular, None, None, vec![lp, a, rp]);
+    let bt = b.token(None, None, 3..4);
+    let root = b.node(NodeKind::Regular, None, None, vec![paren, bt]);
+    let t = b.finish(root);
+    let e = EditSet::default().with(paren, Edit::Replace(a));
+    assert_eq!(t.render(&e, RenderOptions::default()), "a b");
+    assert_eq!(t.effective(&e, paren), Some(a));
+    assert_eq!(t.count_tokens(&e), 2);
+}
+
+#[test]
+fn replacement_chains_are_followed() {
+    let (t, ids) = call();
+    // args replaced by its first element, which is replaced by its token: "f(a);"
+    let e = EditSet::default().with(ids[3], Edit::Replace(ids[0]));
+    assert_eq!(t.render(&e, RenderOptions::default()), "f(a); \n");
+    let e2 = EditSet::default().with(ids[3], Edit::Replace(ids[1])).with(ids[1], Edit::Replace(ids[4]));
+    assert_eq!(t.render(&e2, RenderOptions::default()), "f( bb); \n");
+}
+
+#[test]
+fn glue_check_separates_words_operators_and_dots_only() {
+    assert!(may_glue("int", "x"));
+    assert!(may_glue("a +", "+"));
+    assert!(may_glue("x = 1", ".5"));
+    assert!(!may_glue("f(", "a"));
+    assert!(!may_glue("a", ")"));
+    assert!(!may_glue("a ", "b"));
+}
