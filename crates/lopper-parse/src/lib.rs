@@ -1,1 +1,202 @@
+//! lopper-parse: front ends that build a PNF tree from program text.
+//!
+//! The built-in languages (C, Java, JavaScript) parse with tree-sitter. A tree-sitter CST
+//! hides `_rules`, inlined rules and quantifier groups, so each named node's children are
+//! matched against that node's normalized (PNF) rule — hidden rules expanded, named children
+//! matched by kind, anonymous ones by text — to rebuild the Kleene star / plus / optional
+//! groups the reducer needs (so deleting an argument also deletes its comma). Nodes whose
+//! children do not match (ERROR nodes, grammar gaps) become opaque nodes; they are counted
+//! in [`MatchStats`].
 
+mod matcher;
+
+use lopper_grammar::{load_tree_sitter_json, normalize, GrammarError, PnfGrammar};
+use lopper_tree::Tree;
+use std::path::Path;
+
+/// A built-in language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// C (tree-sitter-c); extensions `.c .h .i`.
+    C,
+    /// Java (tree-sitter-java); extension `.java`.
+    Java,
+    /// JavaScript (tree-sitter-javascript); extensions `.js .mjs .cjs`.
+    JavaScript,
+}
+
+impl Language {
+    /// All built-in languages.
+    pub const ALL: [Language; 3] = [Language::C, Language::Java, Language::JavaScript];
+
+    /// The language's name as `--lang` takes it: `c`, `java`, `javascript`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::C => "c",
+            Language::Java => "java",
+            Language::JavaScript => "javascript",
+        }
+    }
+
+    /// Parses a `--lang` value (`c`, `java`, `javascript` or `js`).
+    pub fn from_name(name: &str) -> Option<Language> {
+        match name.to_ascii_lowercase().as_str() {
+            "c" => Some(Language::C),
+            "java" => Some(Language::Java),
+            "javascript" | "js" => Some(Language::JavaScript),
+            _ => None,
+        }
+    }
+
+    /// The language a file name's extension implies, if any.
+    pub fn from_path(path: &Path) -> Option<Language> {
+        match path.extension()?.to_str()? {
+            "c" | "h" | "i" => Some(Language::C),
+            "java" => Some(Language::Java),
+            "js" | "mjs" | "cjs" => Some(Language::JavaScript),
+            _ => None,
+        }
+    }
+
+    fn grammar_json(self) -> &'static str {
+        match self {
+            Language::C => include_str!("../../../grammars/c/grammar.json"),
+            Language::Java => include_str!("../../../grammars/java/grammar.json"),
+            Language::JavaScript => include_str!("../../../grammars/javascript/grammar.json"),
+        }
+    }
+
+    fn tree_sitter(self) -> tree_sitter::Language {
+        match self {
+            Language::C => tree_sitter_c::LANGUAGE.into(),
+            Language::Java => tree_sitter_java::LANGUAGE.into(),
+            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        }
+    }
+}
+
+/// Why a program could not be parsed.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// The grammar shipped with the language failed to load (a build defect).
+    #[error("grammar: {0}")]
+    Grammar(#[from] GrammarError),
+    /// tree-sitter refused the language (ABI version mismatch) or gave no tree.
+    #[error("tree-sitter: {0}")]
+    TreeSitter(String),
+}
+
+/// How well the CST matched the PNF grammar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MatchStats {
+    /// Named CST nodes with children (the ones that need matching).
+    pub inner_nodes: usize,
+    /// Of those, how many matched their rule.
+    pub matched: usize,
+    /// Of those, how many stayed opaque.
+    pub opaque: usize,
+    /// ERROR and MISSING nodes tree-sitter reported.
+    pub syntax_errors: usize,
+}
+
+impl MatchStats {
+    /// Share of inner nodes that matched their rule, in `[0, 1]` (1 for a tree without any).
+    pub fn matched_share(&self) -> f64 {
+        if self.inner_nodes == 0 {
+            1.0
+        } else {
+            self.matched as f64 / self.inner_nodes as f64
+        }
+    }
+}
+
+/// A parsed program: the PNF tree and how it was matched.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The PNF tree over the program text.
+    pub tree: Tree,
+    /// Matching statistics.
+    pub stats: MatchStats,
+}
+
+/// A loaded language: its PNF grammar and its tree-sitter parser.
+pub struct Frontend {
+    lang: Language,
+    grammar: PnfGrammar,
+    ts: tree_sitter::Language,
+}
+
+impl Frontend {
+    /// Loads a built-in language: normalizes its vendored `grammar.json` (a few ms).
+    ///
+    /// # Errors
+    /// [`ParseError::Grammar`] if the vendored grammar does not normalize.
+    pub fn new(lang: Language) -> Result<Frontend, ParseError> {
+        let g = load_tree_sitter_json(lang.grammar_json())?;
+        let grammar = normalize(&g)?;
+        Ok(Frontend { lang, grammar, ts: lang.tree_sitter() })
+    }
+
+    /// The language.
+    pub fn language(&self) -> Language {
+        self.lang
+    }
+
+    /// The PNF grammar.
+    pub fn grammar(&self) -> &PnfGrammar {
+        &self.grammar
+    }
+
+    fn cst(&self, text: &str) -> Result<tree_sitter::Tree, ParseError> {
+        let mut p = tree_sitter::Parser::new();
+        p.set_language(&self.ts).map_err(|e| ParseError::TreeSitter(e.to_string()))?;
+        p.parse(text, None).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))
+    }
+
+    /// Parses `text` into a PNF tree. Syntax errors do not fail: they become opaque nodes,
+    /// counted in [`MatchStats::syntax_errors`].
+    ///
+    /// # Errors
+    /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
+    pub fn parse(&self, text: &str) -> Result<Parsed, ParseError> {
+        let cst = self.cst(text)?;
+        let (tree, stats) = matcher::convert(&self.grammar, text, cst.root_node());
+        Ok(Parsed { tree, stats })
+    }
+
+    /// Counts ERROR and MISSING nodes in tree-sitter's parse of `text`: 0 for a program
+    /// the grammar accepts.
+    ///
+    /// # Errors
+    /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
+    pub fn syntax_errors(&self, text: &str) -> Result<usize, ParseError> {
+        let cst = self.cst(text)?;
+        let root = cst.root_node();
+        if !root.has_error() {
+            return Ok(0);
+        }
+        let mut n = 0;
+        let mut c = root.walk();
+        'outer: loop {
+            let node = c.node();
+            if node.is_error() || node.is_missing() {
+                n += 1;
+            }
+            if node.has_error() && c.goto_first_child() {
+                continue;
+            }
+            loop {
+                if c.goto_next_sibling() {
+                    break;
+                }
+                if !c.goto_parent() {
+                    break 'outer;
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests;

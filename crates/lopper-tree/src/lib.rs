@@ -306,6 +306,16 @@ impl Tree {
             if adjacent || last.is_some() {
                 let before = out.len();
                 self.push_trivia(&mut out, gap_start..r.start, opts);
+                if let (false, Some(l)) = (adjacent, last) {
+                    // Keep a line break that followed the previous token: it may end a
+                    // preprocessor line or a line comment's line.
+                    let l_end = self.node(self.token_order[l as usize]).text.as_ref().unwrap().end as usize;
+                    let next = self.token_order.get(l as usize + 1).map_or(self.source.len(), |t| self.node(*t).text.as_ref().unwrap().start as usize);
+                    if self.source[l_end..next].contains('\n') && !out[before..].contains('\n') {
+                        out.truncate(before);
+                        out.push('\n');
+                    }
+                }
                 let text = &self.source[r.start as usize..r.end as usize];
                 if !adjacent && out.len() == before && may_glue(&out, text) {
                     out.push(' ');

@@ -1,0 +1,385 @@
+//! CST-to-PNF matching: rebuilds the quantified groups a tree-sitter CST hides.
+//!
+//! For each named CST node, its children (extras skipped, uncovered non-blank text kept as
+//! "gap" items for invisible tokens) are recognized against the node's PNF rule by a
+//! memoized set-of-end-positions recognizer (hidden symbols expanded, visible symbols
+//! matched one item each), then one derivation is rebuilt. Unit chains collapse into their
+//! innermost node, which keeps the outer symbol as its slot.
+
+use crate::MatchStats;
+use lopper_grammar::{CstKind, PnfGrammar, PnfRule, SymbolId, Terminal};
+use lopper_tree::{NodeId, NodeKind, Tree, TreeBuilder};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// Converts a tree-sitter CST over `src` into a PNF tree.
+pub(crate) fn convert(g: &PnfGrammar, src: &str, root: tree_sitter::Node) -> (Tree, MatchStats) {
+    let mut c = Conv { g, src, b: TreeBuilder::new(src.to_string()), stats: MatchStats::default() };
+    let root_id = match c.convert(root, None, None) {
+        Some(id) => id,
+        // An empty program: one opaque node without tokens.
+        None => c.b.node(NodeKind::Opaque, None, None, Vec::new()),
+    };
+    let stats = c.stats;
+    (c.b.finish(root_id), stats)
+}
+
+#[derive(Clone, Copy)]
+enum Item<'t> {
+    Child(tree_sitter::Node<'t>),
+    /// Non-blank text no child covers: an invisible token.
+    Gap(usize, usize),
+}
+
+struct Conv<'a> {
+    g: &'a PnfGrammar,
+    src: &'a str,
+    b: TreeBuilder,
+    stats: MatchStats,
+}
+
+impl<'a> Conv<'a> {
+    /// Converts one CST node standing at a position that expects `slot`. `known` is the
+    /// symbol the parent's match already decided on, tried before the others of its kind.
+    fn convert(&mut self, n: tree_sitter::Node, slot: Option<SymbolId>, known: Option<SymbolId>) -> Option<NodeId> {
+        if n.is_missing() {
+            self.stats.syntax_errors += 1;
+            return None;
+        }
+        let (start, end) = (n.start_byte(), n.end_byte());
+        let candidates: Vec<SymbolId> = known
+            .into_iter()
+            .chain(self.g.symbols_for_cst(n.kind(), n.is_named()).iter().copied().filter(|s| Some(*s) != known))
+            .collect();
+        if n.child_count() == 0 {
+            if start >= end {
+                return None;
+            }
+            if n.is_error() {
+                self.stats.syntax_errors += 1;
+            }
+            return Some(self.b.token(candidates.first().copied(), slot, start..end));
+        }
+        let items = self.items(n);
+        if n.is_error() {
+            self.stats.syntax_errors += 1;
+        } else if n.is_named() {
+            self.stats.inner_nodes += 1;
+            for &sym in &candidates {
+                let mut m = Matcher::new(self.g, &items);
+                if m.top_ends(sym, 0).contains(&(items.len() as u32)) {
+                    self.stats.matched += 1;
+                    let id = m.build_top(self, sym, items.len() as u32);
+                    if let Some(id) = id {
+                        self.b.set_slot(id, slot);
+                    }
+                    return id;
+                }
+            }
+            self.stats.opaque += 1;
+        } else {
+            // An anonymous node with children (an unnamed alias of a rule): try its rule,
+            // but it is not counted among the named nodes.
+            for &sym in &candidates {
+                let mut m = Matcher::new(self.g, &items);
+                if m.top_ends(sym, 0).contains(&(items.len() as u32)) {
+                    let id = m.build_top(self, sym, items.len() as u32);
+                    if let Some(id) = id {
+                        self.b.set_slot(id, slot);
+                    }
+                    return id;
+                }
+            }
+        }
+        let children: Vec<NodeId> = items
+            .iter()
+            .filter_map(|it| match *it {
+                Item::Child(c) => self.convert(c, None, None),
+                Item::Gap(s, e) => Some(self.b.token(None, None, s..e)),
+            })
+            .collect();
+        Some(self.b.node(NodeKind::Opaque, candidates.first().copied(), slot, children))
+    }
+
+    fn items<'t>(&mut self, n: tree_sitter::Node<'t>) -> Vec<Item<'t>> {
+        let mut items = Vec::new();
+        let mut at = n.start_byte();
+        let mut cur = n.walk();
+        for c in n.children(&mut cur) {
+            self.gap(at, c.start_byte(), &mut items);
+            at = at.max(c.end_byte());
+            if c.is_extra() && !c.is_error() {
+                if !self.src[c.start_byte()..c.end_byte()].trim().is_empty() {
+                    self.b.comment(c.start_byte()..c.end_byte());
+                }
+                continue;
+            }
+            items.push(Item::Child(c));
+        }
+        self.gap(at, n.end_byte(), &mut items);
+        items
+    }
+
+    fn gap(&self, from: usize, to: usize, items: &mut Vec<Item>) {
+        if from >= to {
+            return;
+        }
+        let text = &self.src[from..to];
+        let trimmed = text.trim_start();
+        let s = from + (text.len() - trimmed.len());
+        let e = s + trimmed.trim_end().len();
+        if s < e {
+            items.push(Item::Gap(s, e));
+        }
+    }
+}
+
+type Ends = Rc<[u32]>;
+
+struct Matcher<'g, 'i, 't> {
+    g: &'g PnfGrammar,
+    items: &'i [Item<'t>],
+    memo: HashMap<(SymbolId, u32), Ends>,
+    seq_memo: HashMap<(SymbolId, u32, u32, u32), Ends>,
+    busy: HashSet<(SymbolId, u32)>,
+}
+
+fn cst_matches(it: &Item, k: &CstKind) -> bool {
+    matches!(it, Item::Child(c) if c.is_named() == k.named && c.kind() == k.kind)
+}
+
+impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
+    fn new(g: &'g PnfGrammar, items: &'i [Item<'t>]) -> Self {
+        Matcher { g, items, memo: HashMap::new(), seq_memo: HashMap::new(), busy: HashSet::new() }
+    }
+
+    /// The symbol whose rule the node's own children match: an alias of a visible rule
+    /// shows that rule's children under the alias kind, so look through it.
+    fn top_symbol(&self, sym: SymbolId) -> SymbolId {
+        let mut s = sym;
+        for _ in 0..8 {
+            match &self.g.symbol(s).rule {
+                PnfRule::Regular(alts)
+                    if alts.len() == 1
+                        && alts[0].len() == 1
+                        && self.g.symbol(alts[0][0]).cst.is_some()
+                        && !matches!(self.g.symbol(alts[0][0]).rule, PnfRule::Terminal(_)) =>
+                {
+                    s = alts[0][0]
+                }
+                _ => break,
+            }
+        }
+        s
+    }
+
+    fn top_ends(&mut self, sym: SymbolId, pos: u32) -> Ends {
+        let s = self.top_symbol(sym);
+        self.expand(s, pos)
+    }
+
+    /// End positions of `sym` starting at item `pos`.
+    fn ends(&mut self, sym: SymbolId, pos: u32) -> Ends {
+        let s = self.g.symbol(sym);
+        if let Some(k) = &s.cst {
+            let hit = self.items.get(pos as usize).is_some_and(|it| cst_matches(it, k));
+            return if hit { Rc::from([pos + 1]) } else { Rc::from([]) };
+        }
+        match &s.rule {
+            PnfRule::Terminal(t) => {
+                let gap = matches!(self.items.get(pos as usize), Some(Item::Gap(..)));
+                let mut v = Vec::new();
+                if !matches!(t, Terminal::Str(_)) {
+                    // External tokens may be zero-width (automatic semicolons); invisible
+                    // pattern tokens may be blank (a preprocessor line's newline).
+                    v.push(pos);
+                }
+                if gap {
+                    v.push(pos + 1);
+                }
+                Rc::from(v)
+            }
+            _ => self.expand(sym, pos),
+        }
+    }
+
+    fn expand(&mut self, sym: SymbolId, pos: u32) -> Ends {
+        if let Some(e) = self.memo.get(&(sym, pos)) {
+            return e.clone();
+        }
+        if !self.busy.insert((sym, pos)) {
+            return Rc::from([]); // left recursion through hidden rules: under-approximate
+        }
+        let g = self.g;
+        let mut out: Vec<u32> = match &g.symbol(sym).rule {
+            PnfRule::Terminal(_) => self.ends(sym, pos).to_vec(),
+            PnfRule::Regular(alts) => {
+                let mut v = Vec::new();
+                for ai in 0..alts.len() {
+                    v.extend_from_slice(&self.seq_ends(sym, ai as u32, 0, pos));
+                }
+                v
+            }
+            PnfRule::Star(x) => self.closure(*x, pos, true),
+            PnfRule::Plus(x) => self.closure(*x, pos, false),
+            PnfRule::Optional(x) => {
+                let mut v = vec![pos];
+                v.extend_from_slice(&self.ends(*x, pos));
+                v
+            }
+        };
+        out.sort_unstable();
+        out.dedup();
+        let out: Ends = Rc::from(out);
+        self.busy.remove(&(sym, pos));
+        self.memo.insert((sym, pos), out.clone());
+        out
+    }
+
+    /// Positions reachable from `pos` by zero (if `star`) or more matches of `x`.
+    fn closure(&mut self, x: SymbolId, pos: u32, star: bool) -> Vec<u32> {
+        let mut reach = vec![pos];
+        let mut seen = HashSet::from([pos]);
+        let mut self_loop = false;
+        let mut i = 0;
+        while i < reach.len() {
+            let p = reach[i];
+            for &e in self.ends(x, p).iter() {
+                if e == p {
+                    self_loop |= p == pos;
+                } else if seen.insert(e) {
+                    reach.push(e);
+                }
+            }
+            i += 1;
+        }
+        if !star && !self_loop {
+            reach.remove(0);
+        }
+        reach
+    }
+
+    /// End positions of alternative `alt` of `sym` from its `idx`-th symbol on.
+    fn seq_ends(&mut self, sym: SymbolId, alt: u32, idx: u32, pos: u32) -> Ends {
+        let key = (sym, alt, idx, pos);
+        if let Some(e) = self.seq_memo.get(&key) {
+            return e.clone();
+        }
+        let PnfRule::Regular(alts) = &self.g.symbol(sym).rule else { unreachable!() };
+        let seq = &alts[alt as usize];
+        let out: Ends = if idx as usize == seq.len() {
+            Rc::from([pos])
+        } else {
+            let first = self.ends(seq[idx as usize], pos);
+            let mut v = Vec::new();
+            for &e in first.iter() {
+                v.extend_from_slice(&self.seq_ends(sym, alt, idx + 1, e));
+            }
+            v.sort_unstable();
+            v.dedup();
+            Rc::from(v)
+        };
+        self.seq_memo.insert(key, out.clone());
+        out
+    }
+
+    fn build_top(&mut self, c: &mut Conv, sym: SymbolId, end: u32) -> Option<NodeId> {
+        let s = self.top_symbol(sym);
+        let id = self.build_expanded(c, s, 0, end)?;
+        // An alias looked through keeps the alias as its symbol when it collapsed to a token.
+        Some(id)
+    }
+
+    /// Builds the subtree of `sym` over items `pos..end` (known to match); `None` if empty.
+    fn build(&mut self, c: &mut Conv, sym: SymbolId, pos: u32, end: u32) -> Option<NodeId> {
+        let g = self.g;
+        let s = g.symbol(sym);
+        if s.cst.is_some() || matches!(s.rule, PnfRule::Terminal(_)) {
+            if pos == end {
+                return None;
+            }
+            return match self.items[pos as usize] {
+                Item::Child(n) => c.convert(n, Some(sym), Some(sym)),
+                Item::Gap(a, b) => Some(c.b.token(Some(sym), Some(sym), a..b)),
+            };
+        }
+        self.build_expanded(c, sym, pos, end)
+    }
+
+    fn build_expanded(&mut self, c: &mut Conv, sym: SymbolId, pos: u32, end: u32) -> Option<NodeId> {
+        let g = self.g;
+        match &g.symbol(sym).rule {
+            PnfRule::Terminal(_) => match self.items.get(pos as usize) {
+                Some(Item::Gap(a, b)) if end > pos => Some(c.b.token(Some(sym), Some(sym), *a..*b)),
+                Some(Item::Child(n)) if end > pos => Some(c.b.token(Some(sym), Some(sym), n.start_byte()..n.end_byte())),
+                _ => None,
+            },
+            PnfRule::Regular(alts) => {
+                let ai = (0..alts.len()).find(|&ai| self.seq_ends(sym, ai as u32, 0, pos).contains(&end))?;
+                let seq = &alts[ai];
+                let mut children = Vec::new();
+                let mut p = pos;
+                for (i, &x) in seq.iter().enumerate() {
+                    let ends = self.ends(x, p);
+                    let e = *ends.iter().rev().find(|&&e| self.seq_ends(sym, ai as u32, i as u32 + 1, e).contains(&end))?;
+                    if let Some(id) = self.build(c, x, p, e) {
+                        c.b.set_slot(id, Some(x));
+                        children.push(id);
+                    }
+                    p = e;
+                }
+                if seq.len() == 1 {
+                    return children.pop(); // unit rule: collapse into the child
+                }
+                if children.is_empty() {
+                    return None;
+                }
+                Some(c.b.node(NodeKind::Regular, Some(sym), Some(sym), children))
+            }
+            PnfRule::Star(x) | PnfRule::Plus(x) => {
+                let x = *x;
+                // Breadth-first path of element matches from pos to end.
+                let mut prev: HashMap<u32, u32> = HashMap::new();
+                let mut queue = std::collections::VecDeque::from([pos]);
+                while let Some(p) = queue.pop_front() {
+                    if p == end {
+                        break;
+                    }
+                    for &e in self.ends(x, p).iter() {
+                        if e > p && e <= end && !prev.contains_key(&e) {
+                            prev.insert(e, p);
+                            queue.push_back(e);
+                        }
+                    }
+                }
+                let mut cuts = vec![end];
+                while *cuts.last().unwrap() != pos {
+                    let p = *prev.get(cuts.last().unwrap())?;
+                    cuts.push(p);
+                }
+                cuts.reverse();
+                let children: Vec<NodeId> = cuts
+                    .windows(2)
+                    .filter_map(|w| {
+                        let id = self.build(c, x, w[0], w[1])?;
+                        c.b.set_slot(id, Some(x));
+                        Some(id)
+                    })
+                    .collect();
+                if children.is_empty() {
+                    return None;
+                }
+                let kind = if matches!(g.symbol(sym).rule, PnfRule::Star(_)) { NodeKind::Star } else { NodeKind::Plus };
+                Some(c.b.node(kind, Some(sym), Some(sym), children))
+            }
+            PnfRule::Optional(x) => {
+                if pos == end {
+                    return None;
+                }
+                let id = self.build(c, *x, pos, end)?;
+                c.b.set_slot(id, Some(*x));
+                Some(c.b.node(NodeKind::Optional, Some(sym), Some(sym), vec![id]))
+            }
+        }
+    }
+}

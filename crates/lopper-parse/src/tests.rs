@@ -1,0 +1,173 @@
+use super::*;
+use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions};
+
+fn parse(lang: Language, src: &str) -> (Frontend, Parsed) {
+    let f = Frontend::new(lang).unwrap();
+    let p = f.parse(src).unwrap();
+    (f, p)
+}
+
+/// All list nodes (star/plus/optional) of the tree, in id order.
+fn lists(t: &lopper_tree::Tree) -> Vec<NodeId> {
+    (0..t.len() as u32)
+        .map(NodeId)
+        .filter(|&n| matches!(t.node(n).kind, NodeKind::Star | NodeKind::Plus | NodeKind::Optional))
+        .collect()
+}
+
+fn render(t: &lopper_tree::Tree, e: &EditSet) -> String {
+    t.render(e, RenderOptions { keep_comments: true })
+}
+
+/// Deleting the element of a list that holds `needle` gives `expected`.
+fn delete_element(lang: Language, src: &str, needle: &str, expected: &str) {
+    let (f, p) = parse(lang, src);
+    let t = &p.tree;
+    assert_eq!(p.stats.opaque, 0, "{}", t.dump(f.grammar()));
+    let mut outcomes = Vec::new();
+    for l in lists(t) {
+        for &c in &t.node(l).children {
+            let e = EditSet::default().with(c, Edit::Delete);
+            let out = render(t, &e);
+            if out == expected {
+                return;
+            }
+            if out.len() + needle.len() == src.len() {
+                outcomes.push(out);
+            }
+        }
+    }
+    panic!("no list element deletion gives {expected:?}; got {outcomes:#?}\n{}", t.dump(f.grammar()));
+}
+
+/// Every single deletion of a list element, and of a whole star or optional, re-parses
+/// without syntax errors (plus lists keep one element).
+fn all_list_deletions_are_valid(lang: Language, src: &str) {
+    let (f, p) = parse(lang, src);
+    let t = &p.tree;
+    assert_eq!(p.stats.syntax_errors, 0);
+    let mut tried = 0;
+    for l in lists(t) {
+        let node = t.node(l);
+        let mut edits: Vec<EditSet> = Vec::new();
+        if node.kind != NodeKind::Plus || node.children.len() > 1 {
+            edits.extend(node.children.iter().map(|&c| EditSet::default().with(c, Edit::Delete)));
+        }
+        if node.kind != NodeKind::Plus {
+            edits.push(EditSet::default().with(l, Edit::Delete));
+        }
+        for e in edits {
+            let out = render(t, &e);
+            tried += 1;
+            assert_eq!(f.syntax_errors(&out).unwrap(), 0, "invalid after a list deletion:\n{out}\n{}", t.dump(f.grammar()));
+        }
+    }
+    assert!(tried > 0);
+}
+
+#[test]
+fn c_argument_list_deletes_an_argument_with_its_comma() {
+    delete_element(Language::C, "int main(void) { f(a, b, c); }\n", "b, ", "int main(void) { f(a, c); }\n");
+    delete_element(Language::C, "int main(void) { f(a, b, c); }\n", "a, b, c", "int main(void) { f(); }\n");
+}
+
+#[test]
+fn c_declaration_with_several_declarators() {
+    delete_element(Language::C, "int a = 1, *b, c[3];\n", "*b, ", "int a = 1, c[3];\n");
+    all_list_deletions_are_valid(Language::C, "int a = 1, *b, c[3];\nstatic int x, y;\n");
+}
+
+#[test]
+fn c_if_without_else_and_with_else() {
+    let src = "int f(int x) {\n  if (x) return 1;\n  if (x > 2) { x++; } else { x--; }\n  return x;\n}\n";
+    delete_element(Language::C, src, "else { x--; }", "int f(int x) {\n  if (x) return 1;\n  if (x > 2) { x++; }\n  return x;\n}\n");
+    all_list_deletions_are_valid(Language::C, src);
+}
+
+#[test]
+fn c_program_matches_completely() {
+    let src = r#"
+#include <stdio.h>
+typedef struct point { int x, y; } point;
+static const char *names[] = { "a", "b", };
+enum color { RED, GREEN = 2, BLUE };
+int sum(int n, ...) { int s = 0; for (int i = 0; i < n; i++) { s += i; } return s; }
+int main(int argc, char **argv) {
+  point p = { .x = 1, .y = 2 };
+  switch (argc) { case 1: printf("%d\n", sum(3, 1, 2, 3)); break; default: break; }
+  while (p.x < 10) p.x = p.x * 2 + (int)sizeof(point);
+  return p.x ? 0 : 1; /* done */
+}
+"#;
+    let (_f, p) = parse(Language::C, src);
+    assert_eq!(p.stats.syntax_errors, 0);
+    assert_eq!(p.stats.opaque, 0, "every named node matched its rule:\n{}", p.tree.dump(_f.grammar()));
+    assert!(p.stats.matched > 50);
+    assert_eq!(render(&p.tree, &EditSet::default()), src);
+    all_list_deletions_are_valid(Language::C, src);
+}
+
+#[test]
+fn java_generics_and_lists() {
+    let src = "import java.util.*;\nclass A<T extends Comparable<T>, U> {\n  Map<String, List<T>> m = new HashMap<>();\n  <V> V id(V v, int k) { return v; }\n}\n";
+    delete_element(
+        Language::Java,
+        src,
+        ", U",
+        "import java.util.*;\nclass A<T extends Comparable<T> > {\n  Map<String, List<T>> m = new HashMap<>();\n  <V> V id(V v, int k) { return v; }\n}\n",
+    );
+    delete_element(
+        Language::Java,
+        src,
+        ", int k",
+        "import java.util.*;\nclass A<T extends Comparable<T>, U> {\n  Map<String, List<T>> m = new HashMap<>();\n  <V> V id(V v) { return v; }\n}\n",
+    );
+    all_list_deletions_are_valid(Language::Java, src);
+}
+
+#[test]
+fn javascript_arrow_functions_and_template_strings() {
+    let src = "const f = (a, b) => a + b;\nconst g = x => `v=${x} and ${f(x, 1)}`;\nlet o = { p: 1, q() { return 2; } };\n";
+    delete_element(
+        Language::JavaScript,
+        src,
+        ", b",
+        "const f = (a) => a + b;\nconst g = x => `v=${x} and ${f(x, 1)}`;\nlet o = { p: 1, q() { return 2; } };\n",
+    );
+    delete_element(
+        Language::JavaScript,
+        src,
+        " and ${f(x, 1)}",
+        "const f = (a, b) => a + b;\nconst g = x => `v=${x}${f(x, 1)}`;\nlet o = { p: 1, q() { return 2; } };\n",
+    );
+    all_list_deletions_are_valid(Language::JavaScript, src);
+}
+
+#[test]
+fn javascript_without_semicolons_matches() {
+    let src = "let a = 1\nlet b = a\nconsole.log(a, b)\n";
+    let (_, p) = parse(Language::JavaScript, src);
+    assert_eq!(p.stats.opaque, 0);
+    all_list_deletions_are_valid(Language::JavaScript, src);
+}
+
+#[test]
+fn syntax_errors_are_counted_and_become_opaque() {
+    let (f, p) = parse(Language::C, "int main( { return 0; }\n");
+    assert!(p.stats.syntax_errors > 0);
+    assert!(f.syntax_errors("int main( { return 0; }\n").unwrap() > 0);
+    assert_eq!(f.syntax_errors("int main(void) { return 0; }\n").unwrap(), 0);
+    // The text survives as is.
+    assert_eq!(render(&p.tree, &EditSet::default()), "int main( { return 0; }\n");
+}
+
+#[test]
+fn languages_from_names_and_paths() {
+    use std::path::Path;
+    assert_eq!(Language::from_path(Path::new("x/crash.i")), Some(Language::C));
+    assert_eq!(Language::from_path(Path::new("A.java")), Some(Language::Java));
+    assert_eq!(Language::from_path(Path::new("m.mjs")), Some(Language::JavaScript));
+    assert_eq!(Language::from_path(Path::new("m.rs")), None);
+    assert_eq!(Language::from_name("JS"), Some(Language::JavaScript));
+    assert_eq!(Language::from_name("cobol"), None);
+}
