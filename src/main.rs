@@ -1,1 +1,330 @@
-fn main() {}
+//! The `lopper` command line: argument parsing, progress, summary and exit codes. All
+//! reduction logic lives in the library crates.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use lopper_parse::{Frontend, Language};
+use lopper_reduce::{reduce, Options, ReduceError, ScriptOracle, Stats, Verdict};
+use std::fs;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Exit codes, documented in docs/cli.md.
+mod exit {
+    pub const ERROR: u8 = 1;
+    pub const BAD_INPUT: u8 = 3;
+    pub const BAD_TEST: u8 = 4;
+    pub const NOT_INTERESTING: u8 = 5;
+    pub const INTERRUPTED: u8 = 130;
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lopper",
+    version,
+    about = "Reduce a program to a small one that still passes an interestingness test (Perses-style, syntax-guided).",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    reduce: ReduceArgs,
+}
+
+#[derive(Args, Debug)]
+struct ReduceArgs {
+    /// The interestingness test: an executable that gets the candidate's path as $1 and
+    /// exits 0 while the candidate is still interesting.
+    #[arg(required = true)]
+    test: Option<PathBuf>,
+    /// The program to reduce. Reduced in place (the original kept as FILE.orig) unless -o.
+    #[arg(required = true)]
+    file: Option<PathBuf>,
+    /// Write the result here instead of reducing FILE in place.
+    #[arg(short, long, value_name = "PATH")]
+    output: Option<PathBuf>,
+    /// The language (default: from FILE's extension: .c .h .i, .java, .js .mjs .cjs).
+    #[arg(long, value_name = "LANG")]
+    lang: Option<String>,
+    /// Time limit of one test run, in seconds; the test's process group is killed then.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    timeout: f64,
+    /// The reduction algorithm.
+    #[arg(long, value_enum, default_value_t = Algorithm::Perses)]
+    algorithm: Algorithm,
+    /// Stop after one round instead of repeating until a round removes nothing.
+    #[arg(long)]
+    no_fixpoint: bool,
+    /// Also test candidates that tree-sitter parses with new syntax errors.
+    #[arg(long)]
+    test_invalid: bool,
+    /// Print only errors.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Algorithm {
+    /// Perses (Sun et al., ICSE 2018): priority worklist over the PNF tree, ddmin on
+    /// Kleene lists, subsumption-based replacement, fixpoint.
+    Perses,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the PNF tree of a program and the share of CST nodes matched to their rule.
+    Parse {
+        /// The program.
+        file: PathBuf,
+        /// The language (default: from the extension).
+        #[arg(long)]
+        lang: Option<String>,
+    },
+    /// Inspect a language's grammar.
+    Grammar {
+        #[command(subcommand)]
+        command: GrammarCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum GrammarCommand {
+    /// Print a grammar's PNF rules and subsumption relation.
+    Show {
+        /// A built-in language (c, java, javascript) or a tree-sitter grammar.json file.
+        grammar: String,
+    },
+}
+
+/// An error with its exit code; printed as one line.
+struct Fail(u8, String);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Deep parse trees (long expression chains) recurse; give the work a large stack.
+    let worker = std::thread::Builder::new().stack_size(1 << 30).spawn(move || run(cli));
+    match worker.map(|h| h.join()) {
+        Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
+        Ok(Ok(Err(Fail(code, msg)))) => {
+            if !msg.is_empty() {
+                eprintln!("lopper: {msg}");
+            }
+            ExitCode::from(code)
+        }
+        _ => {
+            eprintln!("lopper: internal error");
+            ExitCode::from(exit::ERROR)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Fail> {
+    match cli.command {
+        Some(Command::Parse { file, lang }) => parse_cmd(&file, lang.as_deref()),
+        Some(Command::Grammar { command: GrammarCommand::Show { grammar } }) => grammar_show(&grammar),
+        None => reduce_cmd(cli.reduce),
+    }
+}
+
+fn language(file: &Path, lang: Option<&str>) -> Result<Language, Fail> {
+    match lang {
+        Some(l) => Language::from_name(l).ok_or_else(|| Fail(exit::BAD_INPUT, format!("unknown language `{l}` (known: c, java, javascript)"))),
+        None => Language::from_path(file).ok_or_else(|| {
+            Fail(exit::BAD_INPUT, format!("cannot tell the language of {} from its extension; use --lang c|java|javascript", file.display()))
+        }),
+    }
+}
+
+fn read_program(file: &Path) -> Result<String, Fail> {
+    let bytes = fs::read(file).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read {}: {e}", file.display())))?;
+    String::from_utf8(bytes).map_err(|e| Fail(exit::BAD_INPUT, format!("{} is not UTF-8 text (byte {})", file.display(), e.utf8_error().valid_up_to())))
+}
+
+fn frontend(lang: Language) -> Result<Frontend, Fail> {
+    Frontend::new(lang).map_err(|e| Fail(exit::ERROR, e.to_string()))
+}
+
+fn parse_cmd(file: &Path, lang: Option<&str>) -> Result<(), Fail> {
+    let lang = language(file, lang)?;
+    let text = read_program(file)?;
+    let f = frontend(lang)?;
+    let p = f.parse(&text).map_err(|e| Fail(exit::BAD_INPUT, e.to_string()))?;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(p.tree.dump(f.grammar()).as_bytes());
+    let s = p.stats;
+    let _ = writeln!(
+        out,
+        "# {} tokens, {} nodes; {} of {} named nodes matched their PNF rule ({:.1}%), {} opaque, {} syntax errors",
+        p.tree.token_count(),
+        p.tree.len(),
+        s.matched,
+        s.inner_nodes,
+        100.0 * s.matched_share(),
+        s.opaque,
+        s.syntax_errors
+    );
+    Ok(())
+}
+
+fn grammar_show(grammar: &str) -> Result<(), Fail> {
+    let pnf = if let Some(lang) = Language::from_name(grammar) {
+        frontend(lang)?.grammar().clone()
+    } else {
+        let text = fs::read_to_string(grammar).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read grammar {grammar}: {e}")))?;
+        let g = lopper_grammar::load_tree_sitter_json(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{grammar}: {e}")))?;
+        lopper_grammar::normalize(&g).map_err(|e| Fail(exit::BAD_INPUT, format!("{grammar}: {e}")))?
+    };
+    print!("{}", pnf.show());
+    Ok(())
+}
+
+/// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.lopper-tmp"));
+    fs::write(&tmp, text)?;
+    fs::rename(&tmp, path)
+}
+
+fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
+    let (test, file) = (a.test.expect("clap requires TEST"), a.file.expect("clap requires FILE"));
+    let Algorithm::Perses = a.algorithm;
+    let lang = language(&file, a.lang.as_deref())?;
+    let text = read_program(&file)?;
+    let f = frontend(lang)?;
+    if !(a.timeout > 0.0) {
+        return Err(Fail(exit::BAD_INPUT, "--timeout must be a positive number of seconds".into()));
+    }
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        // A second Ctrl-C while the first is being handled has nothing left to stop.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let file_name = file.file_name().ok_or_else(|| Fail(exit::BAD_INPUT, format!("{} is not a file", file.display())))?.to_os_string();
+    let timeout = Duration::from_secs_f64(a.timeout);
+    let mut oracle = ScriptOracle::new(&test, file_name.clone(), timeout, interrupt.clone()).map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?;
+    let out_path = a.output.clone().unwrap_or_else(|| file.clone());
+    let in_place = a.output.is_none();
+    let orig = PathBuf::from(format!("{}.orig", file.display()));
+    let quiet = a.quiet;
+    let tty = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut last_report = Instant::now() - Duration::from_secs(10);
+    let mut saved_orig = false;
+    let mut on_best = |best: &str, s: &Stats| -> std::io::Result<()> {
+        if in_place && !saved_orig {
+            if orig.exists() {
+                if !quiet {
+                    eprintln!("lopper: keeping the existing {}", orig.display());
+                }
+            } else {
+                fs::copy(&file, &orig)?;
+            }
+            saved_orig = true;
+        }
+        write_atomically(&out_path, best)?;
+        if !quiet && last_report.elapsed() >= Duration::from_millis(if tty { 200 } else { 2000 }) {
+            last_report = Instant::now();
+            let line = format!(
+                "[{:7.1}s] round {} | {} -> {} tokens ({:.1}%) | {} tests",
+                started.elapsed().as_secs_f64(),
+                s.rounds,
+                s.tokens_before,
+                s.tokens_after,
+                100.0 * s.tokens_after as f64 / s.tokens_before.max(1) as f64,
+                s.tests
+            );
+            if tty {
+                eprint!("\r\x1b[2K{line}");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+        Ok(())
+    };
+    let opts = Options { fixpoint: !a.no_fixpoint, reject_invalid: !a.test_invalid, ..Options::default() };
+    if !quiet {
+        eprintln!("lopper: reducing {} ({}) with {} ...", file.display(), lang.name(), test.display());
+    }
+    let result = reduce(&f, &text, &mut oracle, &opts, &mut on_best);
+    if tty && !quiet {
+        eprintln!();
+    }
+    let outcome = match result {
+        Ok(o) => o,
+        Err(ReduceError::NotInteresting(v)) => {
+            let report = oracle.run(&text, true).ok();
+            let why = match v {
+                Verdict::TimedOut => format!("the test did not finish within {} s (--timeout)", a.timeout),
+                _ => "the test exited non-zero on it".to_string(),
+            };
+            let mut msg = format!(
+                "the original {} is not interesting: {why}.\n  reproduce: cp {} /tmp/{} && (cd /tmp && {} /tmp/{}); echo \"exit $?\"",
+                file.display(),
+                file.display(),
+                file_name.to_string_lossy(),
+                fs::canonicalize(&test).unwrap_or(test.clone()).display(),
+                file_name.to_string_lossy()
+            );
+            if let Some(r) = report.filter(|r| !r.output.trim().is_empty()) {
+                let tail: Vec<&str> = r.output.lines().rev().take(15).collect();
+                msg.push_str("\n  the test's last output lines:\n");
+                for l in tail.iter().rev() {
+                    msg.push_str("    ");
+                    msg.push_str(l);
+                    msg.push('\n');
+                }
+            }
+            return Err(Fail(exit::NOT_INTERESTING, msg));
+        }
+        Err(ReduceError::Oracle(lopper_reduce::OracleError::Interrupted)) => {
+            return Err(Fail(exit::INTERRUPTED, "interrupted before the first test finished; nothing was changed".into()));
+        }
+        Err(e) => return Err(Fail(exit::ERROR, e.to_string())),
+    };
+    if !saved_orig && !in_place {
+        // Nothing smaller was found: -o still gets the (interesting) original.
+        write_atomically(&out_path, &outcome.text).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", out_path.display())))?;
+    }
+    let s = &outcome.stats;
+    if !quiet {
+        let own = (s.total_seconds - s.test_seconds).max(0.0);
+        eprintln!(
+            "lopper: {} in {:.1} s ({:.1} s in tests, {:.2} s in lopper = {:.1}%)",
+            if outcome.interrupted { "interrupted" } else { "done" },
+            s.total_seconds,
+            s.test_seconds,
+            own,
+            100.0 * own / s.total_seconds.max(1e-9)
+        );
+        eprintln!(
+            "  tokens    {} -> {} ({:.2}% of the original)",
+            s.tokens_before,
+            s.tokens_after,
+            100.0 * s.tokens_after as f64 / s.tokens_before.max(1) as f64
+        );
+        eprintln!(
+            "  tests     {} run ({:.3} s the first), {} cache hits, {} timed out, {} accepted, {} rounds",
+            s.tests, s.first_test_seconds, s.cache_hits, s.timeouts, s.accepted, s.rounds
+        );
+        eprintln!(
+            "  invalid   {} of {} candidates ({:.2}%) had new syntax errors and were not tested",
+            s.invalid,
+            s.candidates,
+            100.0 * s.invalid_share()
+        );
+        eprintln!("  matched   {:.1}% of named CST nodes to their PNF rule ({} opaque)", 100.0 * s.matched_share, s.opaque_nodes);
+        eprintln!("  result    {}{}", out_path.display(), if in_place && saved_orig { format!(" (original: {})", orig.display()) } else { String::new() });
+    }
+    if outcome.interrupted {
+        return Err(Fail(exit::INTERRUPTED, String::new()));
+    }
+    Ok(())
+}

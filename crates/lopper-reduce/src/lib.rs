@@ -1,1 +1,13 @@
+//! lopper-reduce: the Perses reducer (priority worklist over the PNF tree, ddmin on Kleene
+//! lists, subsumption-based replacement of regular nodes, fixpoint), the ddmin list
+//! minimizer, and the oracle that runs interestingness tests.
+//!
+//! Transformations never spawn processes; only [`oracle::ScriptOracle`] does. The oracle
+//! never inspects trees: it sees candidate text only.
 
+pub mod ddmin;
+pub mod oracle;
+pub mod perses;
+
+pub use oracle::{Oracle, OracleError, RunReport, ScriptOracle, Verdict};
+pub use perses::{reduce, Options, Outcome, ReduceError, Stats};

@@ -1,0 +1,386 @@
+//! The Perses reducer (Sun et al., ICSE 2018, Algorithm 2) over lopper's PNF trees.
+//!
+//! A max-heap of nodes keyed by token count (largest first; ties: smaller node id first)
+//! starts with the root. Popping a node applies the transformation its PNF kind allows:
+//! Kleene star and optional nodes get the empty list tried, then ddmin over their children;
+//! Kleene plus nodes get ddmin keeping at least one child; regular (and opaque) nodes get
+//! replaced by the smallest interesting compatible descendant found by a bounded BFS
+//! (`reduceRegular`, Perses §4.3). The node's children (or its replacement) then join the
+//! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
+//! removes nothing.
+
+use crate::ddmin::ddmin;
+use crate::oracle::{Oracle, OracleError, Verdict};
+use lopper_grammar::{PnfGrammar, SymbolId};
+use lopper_parse::{Frontend, ParseError};
+use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions, Tree};
+use std::cmp::Reverse;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BinaryHeap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+/// Reducer settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Repeat rounds until one removes nothing (Perses' fixpoint mode). Default: on.
+    pub fixpoint: bool,
+    /// Depth bound of the BFS for replacement candidates (Perses 2.0 uses 5).
+    pub bfs_depth: usize,
+    /// At most this many replacement candidates per regular node, smallest first
+    /// (Perses 2.0 uses 100).
+    pub max_replacements: usize,
+    /// Skip (without testing) candidates that tree-sitter parses with more ERROR/MISSING
+    /// nodes than the current best. Default: on.
+    pub reject_invalid: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { fixpoint: true, bfs_depth: 5, max_replacements: 100, reject_invalid: true }
+    }
+}
+
+/// Counts of one reduction. Times are wall-clock.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Token count of the input.
+    pub tokens_before: usize,
+    /// Token count of the result.
+    pub tokens_after: usize,
+    /// Interestingness tests run (the original's check included).
+    pub tests: usize,
+    /// Candidates answered from the verdict cache (same text seen before).
+    pub cache_hits: usize,
+    /// Candidates generated (tested, cached or rejected).
+    pub candidates: usize,
+    /// Candidates rejected without a test because tree-sitter found new syntax errors.
+    pub invalid: usize,
+    /// Tests that hit the time limit.
+    pub timeouts: usize,
+    /// Candidates accepted (each a new best).
+    pub accepted: usize,
+    /// Rounds run (fixpoint iterations).
+    pub rounds: usize,
+    /// Share of the input's named CST nodes that matched their PNF rule, first round.
+    pub matched_share: f64,
+    /// Opaque nodes in the first round's tree.
+    pub opaque_nodes: usize,
+    /// Seconds spent waiting for tests.
+    pub test_seconds: f64,
+    /// Seconds of the whole reduction.
+    pub total_seconds: f64,
+    /// Seconds of the first test of the original.
+    pub first_test_seconds: f64,
+}
+
+impl Stats {
+    /// Share of generated candidates that were syntactically invalid, in `[0, 1]`.
+    pub fn invalid_share(&self) -> f64 {
+        if self.candidates == 0 {
+            0.0
+        } else {
+            self.invalid as f64 / self.candidates as f64
+        }
+    }
+}
+
+/// The result of a reduction.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The smallest interesting program found.
+    pub text: String,
+    /// The counts.
+    pub stats: Stats,
+    /// Whether the run was stopped early by an interrupt.
+    pub interrupted: bool,
+}
+
+/// Why a reduction could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ReduceError {
+    /// The original input does not pass the interestingness test.
+    #[error("the original input is not interesting (the test said {0:?})")]
+    NotInteresting(Verdict),
+    /// The program could not be parsed.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The oracle failed.
+    #[error(transparent)]
+    Oracle(OracleError),
+}
+
+/// Called with every new best program and its token count; an error stops the reduction.
+pub type OnBest<'a> = dyn FnMut(&str, &Stats) -> std::io::Result<()> + 'a;
+
+/// Reduces `input` with the Perses algorithm.
+///
+/// The original must be interesting (checked first: one test). Every accepted candidate is
+/// passed to `on_best` before the search goes on, so a caller can keep it on disk.
+///
+/// # Errors
+/// [`ReduceError::NotInteresting`] if the original fails the test; parse and oracle errors.
+/// An interrupt is not an error: the outcome has `interrupted` set and the best so far.
+pub fn reduce(
+    frontend: &Frontend,
+    input: &str,
+    oracle: &mut dyn Oracle,
+    opts: &Options,
+    on_best: &mut OnBest,
+) -> Result<Outcome, ReduceError> {
+    let started = Instant::now();
+    let mut r = Reducer {
+        frontend,
+        g: frontend.grammar(),
+        oracle,
+        opts,
+        on_best,
+        rejected: HashSet::new(),
+        best: input.to_string(),
+        best_errors: frontend.syntax_errors(input)?,
+        stats: Stats::default(),
+        render: RenderOptions::default(),
+    };
+    let t0 = Instant::now();
+    let v = r.oracle.test(input).map_err(ReduceError::Oracle)?;
+    r.stats.tests = 1;
+    r.stats.first_test_seconds = t0.elapsed().as_secs_f64();
+    r.stats.test_seconds = r.stats.first_test_seconds;
+    if v != Verdict::Interesting {
+        return Err(ReduceError::NotInteresting(v));
+    }
+    let parsed = frontend.parse(input)?;
+    r.stats.tokens_before = parsed.tree.token_count();
+    r.stats.tokens_after = r.stats.tokens_before;
+    r.stats.matched_share = parsed.stats.matched_share();
+    r.stats.opaque_nodes = parsed.stats.opaque;
+    let interrupted = match r.run(parsed.tree) {
+        Ok(()) => false,
+        Err(OracleError::Interrupted) => true,
+        Err(e) => return Err(ReduceError::Oracle(e)),
+    };
+    r.stats.total_seconds = started.elapsed().as_secs_f64();
+    Ok(Outcome { text: r.best, stats: r.stats, interrupted })
+}
+
+fn hash(text: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+struct Reducer<'a> {
+    frontend: &'a Frontend,
+    g: &'a PnfGrammar,
+    oracle: &'a mut dyn Oracle,
+    opts: &'a Options,
+    on_best: &'a mut OnBest<'a>,
+    rejected: HashSet<u64>,
+    best: String,
+    best_errors: usize,
+    stats: Stats,
+    render: RenderOptions,
+}
+
+/// One round's tree and state.
+struct Round {
+    tree: Tree,
+    state: EditSet,
+    live: Vec<bool>,
+    progress: bool,
+}
+
+impl Reducer<'_> {
+    fn run(&mut self, mut tree: Tree) -> Result<(), OracleError> {
+        // Comments are trivia: drop them all at once if the test allows.
+        let plain = tree.render(&EditSet::default(), self.render);
+        let tokens = tree.token_count();
+        if plain != self.best && !self.accept_if_interesting(&plain, || tokens)? {
+            self.render.keep_comments = true;
+        }
+        loop {
+            self.stats.rounds += 1;
+            let mut round = Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false };
+            self.round(&mut round)?;
+            if !round.progress || !self.opts.fixpoint {
+                return Ok(());
+            }
+            tree = match self.frontend.parse(&self.best) {
+                Ok(p) => p.tree,
+                Err(_) => return Ok(()),
+            };
+        }
+    }
+
+    fn round(&mut self, r: &mut Round) -> Result<(), OracleError> {
+        let mut heap = BinaryHeap::new();
+        let root = r.tree.root();
+        heap.push((r.tree.node(root).tokens, Reverse(root)));
+        while let Some((_, Reverse(n))) = heap.pop() {
+            if !r.live[n.0 as usize] {
+                continue;
+            }
+            match r.tree.node(n).kind {
+                NodeKind::Star | NodeKind::Optional => self.reduce_list(r, n, true)?,
+                NodeKind::Plus => self.reduce_list(r, n, false)?,
+                NodeKind::Regular | NodeKind::Opaque => self.reduce_regular(r, n)?,
+                NodeKind::Token => {}
+            }
+            match r.tree.effective(&r.state, n) {
+                Some(d) if d != n => heap.push((r.tree.node(d).tokens, Reverse(d))),
+                Some(_) => {
+                    for &c in &r.tree.node(n).children {
+                        if let Some(e) = r.tree.effective(&r.state, c) {
+                            if r.tree.node(e).tokens > 0 {
+                                heap.push((r.tree.node(e).tokens, Reverse(e)));
+                            }
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Tests `edits` as a candidate; on success it becomes the round's state.
+    fn try_edits(&mut self, r: &mut Round, edits: EditSet) -> Result<bool, OracleError> {
+        let text = r.tree.render(&edits, self.render);
+        if self.accept_if_interesting(&text, || r.tree.count_tokens(&edits))? {
+            r.state = edits;
+            r.live = r.tree.live(&r.state);
+            r.progress = true;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Tests one candidate text (cache, grammar check, then the oracle); on success it
+    /// becomes the best, with `tokens()` as its token count, and `on_best` hears of it.
+    fn accept_if_interesting(&mut self, text: &str, tokens: impl FnOnce() -> usize) -> Result<bool, OracleError> {
+        self.stats.candidates += 1;
+        if text == self.best {
+            return Ok(false);
+        }
+        let h = hash(text);
+        // Every accepted text is strictly smaller than all later candidates, so only
+        // rejections need remembering.
+        if self.rejected.contains(&h) {
+            self.stats.cache_hits += 1;
+            return Ok(false);
+        }
+        let errors = if self.opts.reject_invalid { self.frontend.syntax_errors(text).unwrap_or(usize::MAX) } else { 0 };
+        if self.opts.reject_invalid && errors > self.best_errors {
+            self.stats.invalid += 1;
+            self.rejected.insert(h);
+            return Ok(false);
+        }
+        let t = Instant::now();
+        let v = self.oracle.test(text);
+        self.stats.test_seconds += t.elapsed().as_secs_f64();
+        let v = v?;
+        self.stats.tests += 1;
+        self.stats.timeouts += (v == Verdict::TimedOut) as usize;
+        let ok = v == Verdict::Interesting;
+        if !ok {
+            self.rejected.insert(h);
+        }
+        if ok {
+            self.best = text.to_string();
+            self.best_errors = errors;
+            self.stats.accepted += 1;
+            self.stats.tokens_after = tokens();
+            (self.on_best)(&self.best, &self.stats).map_err(OracleError::Io)?;
+        }
+        Ok(ok)
+    }
+
+    /// `reduceStar` / `reducePlus` / optional: the empty list first (unless plus), then
+    /// ddmin over the children.
+    fn reduce_list(&mut self, r: &mut Round, n: NodeId, may_empty: bool) -> Result<(), OracleError> {
+        let children: Vec<NodeId> = r.tree.node(n).children.iter().copied().filter(|c| r.live[c.0 as usize]).collect();
+        if children.is_empty() {
+            return Ok(());
+        }
+        if may_empty && self.try_edits(r, r.state.with(n, Edit::Delete))? {
+            return Ok(());
+        }
+        let base = r.state.clone();
+        let all = children.clone();
+        ddmin(children, &mut |keep: &[NodeId]| {
+            let mut e = base.clone();
+            for c in &all {
+                if !keep.contains(c) {
+                    e.0.insert(*c, Edit::Delete);
+                }
+            }
+            self.try_edits(r, e)
+        })?;
+        Ok(())
+    }
+
+    /// `reduceRegular`: replace the node by its smallest interesting compatible descendant.
+    fn reduce_regular(&mut self, r: &mut Round, n: NodeId) -> Result<(), OracleError> {
+        let node = r.tree.node(n);
+        let Some(expected) = node.slot.or(node.symbol) else { return Ok(()) };
+        let list_element = self.list_element_of_parent(&r.tree, n);
+        let mut found: Vec<NodeId> = Vec::new();
+        let mut queue: VecDeque<(NodeId, usize)> = node.children.iter().map(|&c| (c, 1)).collect();
+        while let Some((d, depth)) = queue.pop_front() {
+            if !r.live[d.0 as usize] {
+                continue;
+            }
+            let dn = r.tree.node(d);
+            if dn.tokens < node.tokens && dn.tokens > 0 && self.compatible(&r.tree, d, expected, list_element) {
+                found.push(d);
+                continue;
+            }
+            if depth < self.opts.bfs_depth {
+                queue.extend(dn.children.iter().map(|&c| (c, depth + 1)));
+            }
+        }
+        found.sort_by_key(|&d| (r.tree.node(d).tokens, d));
+        found.truncate(self.opts.max_replacements);
+        for d in found {
+            if self.try_edits(r, r.state.with(n, Edit::Replace(d)))? {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// If `n` is an element of a star/plus list, that list's element symbol.
+    fn list_element_of_parent(&self, t: &Tree, n: NodeId) -> Option<SymbolId> {
+        let p = t.node(t.node(n).parent?);
+        if !matches!(p.kind, NodeKind::Star | NodeKind::Plus) {
+            return None;
+        }
+        self.g.symbol(p.symbol?).rule.element()
+    }
+
+    /// Whether descendant `d` may stand where `expected` is expected: its symbol is
+    /// subsumed, or (for a list element) it is a list whose elements are subsumed by the
+    /// element symbol, so its elements splice into the parent list.
+    fn compatible(&self, t: &Tree, d: NodeId, expected: SymbolId, list_element: Option<SymbolId>) -> bool {
+        let dn = t.node(d);
+        let Some(sym) = dn.symbol else { return false };
+        if self.g.subsumes(expected, sym) {
+            return true;
+        }
+        if let (Some(el), NodeKind::Star | NodeKind::Plus | NodeKind::Optional) = (list_element, dn.kind) {
+            if let Some(inner) = self.g.symbol(sym).rule.element() {
+                return self.g.subsumes(el, inner);
+            }
+        }
+        false
+    }
+}
+
+/// Wall time helper for callers that report rates.
+pub fn per_second(count: usize, d: Duration) -> f64 {
+    if d.is_zero() {
+        0.0
+    } else {
+        count as f64 / d.as_secs_f64()
+    }
+}
