@@ -63,6 +63,9 @@ struct ReduceArgs {
     /// Also test candidates that tree-sitter parses with new syntax errors.
     #[arg(long)]
     test_invalid: bool,
+    /// Write the run's statistics as JSON to this file.
+    #[arg(long, value_name = "PATH")]
+    stats: Option<PathBuf>,
     /// Print only errors.
     #[arg(short, long)]
     quiet: bool,
@@ -322,6 +325,30 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         );
         eprintln!("  matched   {:.1}% of named CST nodes to their PNF rule ({} opaque)", 100.0 * s.matched_share, s.opaque_nodes);
         eprintln!("  result    {}{}", out_path.display(), if in_place && saved_orig { format!(" (original: {})", orig.display()) } else { String::new() });
+    }
+    if let Some(path) = &a.stats {
+        let json = serde_json::json!({
+            "file": file.display().to_string(),
+            "language": lang.name(),
+            "algorithm": "perses",
+            "interrupted": outcome.interrupted,
+            "tokens_before": s.tokens_before,
+            "tokens_after": s.tokens_after,
+            "tests": s.tests,
+            "cache_hits": s.cache_hits,
+            "candidates": s.candidates,
+            "invalid_candidates": s.invalid,
+            "invalid_share": s.invalid_share(),
+            "timeouts": s.timeouts,
+            "accepted": s.accepted,
+            "rounds": s.rounds,
+            "matched_share": s.matched_share,
+            "opaque_nodes": s.opaque_nodes,
+            "first_test_seconds": s.first_test_seconds,
+            "test_seconds": s.test_seconds,
+            "total_seconds": s.total_seconds,
+        });
+        fs::write(path, format!("{json:#}\n")).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
     }
     if outcome.interrupted {
         return Err(Fail(exit::INTERRUPTED, String::new()));

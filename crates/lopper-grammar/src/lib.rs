@@ -19,7 +19,7 @@ mod tree_sitter_json;
 
 pub use ir::{Expr, Grammar};
 pub use pnf::{grammar_from_rules, normalize, CstKind, PnfGrammar, PnfRule, Symbol, SymbolId, Terminal};
-pub use subsumption::Subsumption;
+pub use subsumption::{nullable, Subsumption};
 pub use tree_sitter_json::load_tree_sitter_json;
 
 /// Why a grammar could not be loaded or normalized.

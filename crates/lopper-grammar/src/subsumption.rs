@@ -1,7 +1,7 @@
 //! The subsumption relation of a PNF grammar (Perses §4.3).
 //!
-//! `B ⊑ A` iff `A ⇒* B` through unit derivations: a regular alternative that is exactly one
-//! symbol, or a quantified rule (`A ::= B*`, `B+`, `B?` each derive one `B`). For tree-sitter
+//! `B ⊑ A` iff `A ⇒* B` through unit derivations: a regular alternative that is one symbol
+//! once its nullable symbols derive ε, or a quantified rule (`A ::= B*`, `B+`, `B?` each derive one `B`). For tree-sitter
 //! grammars this covers supertypes, hidden `_rules` and single-symbol choices. It is stored
 //! as one bitset row per symbol, the reflexive-transitive closure of the unit edges.
 
@@ -20,10 +20,22 @@ impl Subsumption {
     pub fn compute(symbols: &[Symbol]) -> Subsumption {
         let n = symbols.len();
         let words = n.div_ceil(64).max(1);
+        let nullable = nullable(symbols);
         let unit: Vec<Vec<SymbolId>> = symbols
             .iter()
             .map(|s| match &s.rule {
-                PnfRule::Regular(alts) => alts.iter().filter(|a| a.len() == 1).map(|a| a[0]).collect(),
+                // `A ::= B? C D*` derives C alone: the others derive ε.
+                PnfRule::Regular(alts) => alts
+                    .iter()
+                    .flat_map(|a| {
+                        let solid: Vec<SymbolId> = a.iter().copied().filter(|x| !nullable[*x as usize]).collect();
+                        match solid.len() {
+                            0 => a.clone(),
+                            1 => solid,
+                            _ => Vec::new(),
+                        }
+                    })
+                    .collect(),
                 PnfRule::Star(x) | PnfRule::Plus(x) | PnfRule::Optional(x) => vec![*x],
                 PnfRule::Terminal(_) => Vec::new(),
             })
@@ -52,4 +64,29 @@ impl Subsumption {
         let (e, a) = (expected as usize, actual as usize);
         self.bits.get(e * self.words + a / 64).is_some_and(|w| w & (1 << (a % 64)) != 0)
     }
+}
+
+/// Which symbols derive ε (fixpoint over the rules).
+pub fn nullable(symbols: &[Symbol]) -> Vec<bool> {
+    let mut n = vec![false; symbols.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, s) in symbols.iter().enumerate() {
+            if n[i] {
+                continue;
+            }
+            let now = match &s.rule {
+                PnfRule::Star(_) | PnfRule::Optional(_) => true,
+                PnfRule::Plus(x) => n[*x as usize],
+                PnfRule::Regular(alts) => alts.iter().any(|a| a.iter().all(|x| n[*x as usize])),
+                PnfRule::Terminal(_) => false,
+            };
+            if now {
+                n[i] = true;
+                changed = true;
+            }
+        }
+    }
+    n
 }

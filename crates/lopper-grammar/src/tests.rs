@@ -157,3 +157,23 @@ fn the_vendored_grammars_normalize() {
         }
     }
 }
+
+#[test]
+fn optional_neighbours_do_not_hide_a_unit_derivation() {
+    // decl ::= attr? declarator asm?  ⇒  declarator ⊑ decl
+    let g = grammar_from_rules(
+        "t",
+        vec![
+            ("decl", Seq(vec![Choice(vec![sym("attr"), Blank]), sym("declarator"), Choice(vec![sym("asm"), Blank])])),
+            ("declarator", Pattern("[a-z]+".into())),
+            ("attr", lit("__attribute__")),
+            ("asm", lit("asm")),
+            ("pair", Seq(vec![sym("declarator"), sym("declarator")])),
+        ],
+    );
+    let pnf = normalize(&g).unwrap();
+    let id = |n: &str| pnf.lookup(n).unwrap();
+    assert!(pnf.subsumes(id("decl"), id("declarator")));
+    assert!(!pnf.subsumes(id("decl"), id("attr")), "attr is nullable here, declarator is not");
+    assert!(!pnf.subsumes(id("pair"), id("declarator")));
+}

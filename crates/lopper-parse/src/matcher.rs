@@ -328,11 +328,9 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
                     }
                     p = e;
                 }
-                if seq.len() == 1 {
-                    return children.pop(); // unit rule: collapse into the child
-                }
-                if children.is_empty() {
-                    return None;
+                if children.len() <= 1 {
+                    // A unit derivation (the other symbols derived ε): collapse into the child.
+                    return children.pop();
                 }
                 Some(c.b.node(NodeKind::Regular, Some(sym), Some(sym), children))
             }

@@ -1,0 +1,58 @@
+//! Helpers for the end-to-end tests: temporary case directories, test scripts, running the
+//! real `lopper` binary, and counting tokens with the same front end lopper uses.
+
+#![allow(dead_code)]
+
+use lopper_parse::{Frontend, Language};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temporary directory holding a program and its interestingness test.
+pub struct Case {
+    pub dir: tempfile::TempDir,
+    pub program: PathBuf,
+    pub test: PathBuf,
+}
+
+impl Case {
+    /// Writes `program` under `file_name` and `test_body` as an executable `test.sh`.
+    pub fn new(file_name: &str, program: &str, test_body: &str) -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        let program_path = dir.path().join(file_name);
+        fs::write(&program_path, program).unwrap();
+        let test = dir.path().join("test.sh");
+        write_script(&test, test_body);
+        Case { dir, program: program_path, test }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Runs `lopper ARGS... TEST PROGRAM`.
+    pub fn lopper(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).arg(&self.test).arg(&self.program).output().unwrap()
+    }
+
+    /// Whether the test passes on `path`.
+    pub fn passes(&self, path: &Path) -> bool {
+        Command::new(&self.test).arg(path).status().unwrap().success()
+    }
+}
+
+pub fn write_script(path: &Path, body: &str) {
+    fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Token count of `text` under lopper's own front end.
+pub fn tokens(lang: Language, text: &str) -> usize {
+    Frontend::new(lang).unwrap().parse(text).unwrap().tree.token_count()
+}
+
+/// Asserts the process exited with `code`, showing its stderr otherwise.
+pub fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(out.status.code(), Some(code), "stderr:\n{}", String::from_utf8_lossy(&out.stderr));
+}
