@@ -58,6 +58,12 @@ pub struct Stats {
     pub invalid: usize,
     /// Tests that hit the time limit.
     pub timeouts: usize,
+    /// Tests run for list deletions (star, plus, optional: empty list and ddmin).
+    pub list_tests: usize,
+    /// Tests run for replacements of regular and opaque nodes.
+    pub replace_tests: usize,
+    /// Candidates accepted from replacements.
+    pub replace_accepted: usize,
     /// Candidates accepted (each a new best).
     pub accepted: usize,
     /// Rounds run (fixpoint iterations).
@@ -140,6 +146,7 @@ pub fn reduce(
         best_errors: frontend.syntax_errors(input)?,
         stats: Stats::default(),
         render: RenderOptions::default(),
+        pass: Pass::Other,
     };
     let t0 = Instant::now();
     let v = r.oracle.test(input).map_err(ReduceError::Oracle)?;
@@ -180,6 +187,15 @@ struct Reducer<'a> {
     best_errors: usize,
     stats: Stats,
     render: RenderOptions,
+    pass: Pass,
+}
+
+/// Which transformation a test serves, for the per-pass counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    List,
+    Replace,
+    Other,
 }
 
 /// One round's tree and state.
@@ -221,9 +237,18 @@ impl Reducer<'_> {
                 continue;
             }
             match r.tree.node(n).kind {
-                NodeKind::Star | NodeKind::Optional => self.reduce_list(r, n, true)?,
-                NodeKind::Plus => self.reduce_list(r, n, false)?,
-                NodeKind::Regular | NodeKind::Opaque => self.reduce_regular(r, n)?,
+                NodeKind::Star | NodeKind::Optional => {
+                    self.pass = Pass::List;
+                    self.reduce_list(r, n, true)?
+                }
+                NodeKind::Plus => {
+                    self.pass = Pass::List;
+                    self.reduce_list(r, n, false)?
+                }
+                NodeKind::Regular | NodeKind::Opaque => {
+                    self.pass = Pass::Replace;
+                    self.reduce_regular(r, n)?
+                }
                 NodeKind::Token => {}
             }
             match r.tree.effective(&r.state, n) {
@@ -280,6 +305,11 @@ impl Reducer<'_> {
         self.stats.test_seconds += t.elapsed().as_secs_f64();
         let v = v?;
         self.stats.tests += 1;
+        match self.pass {
+            Pass::List => self.stats.list_tests += 1,
+            Pass::Replace => self.stats.replace_tests += 1,
+            Pass::Other => {}
+        }
         self.stats.timeouts += (v == Verdict::TimedOut) as usize;
         let ok = v == Verdict::Interesting;
         if !ok {
@@ -289,6 +319,7 @@ impl Reducer<'_> {
             self.best = text.to_string();
             self.best_errors = errors;
             self.stats.accepted += 1;
+            self.stats.replace_accepted += (self.pass == Pass::Replace) as usize;
             self.stats.tokens_after = tokens();
             (self.on_best)(&self.best, &self.stats).map_err(OracleError::Io)?;
         }
