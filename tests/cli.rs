@@ -89,3 +89,37 @@ fn parse_and_grammar_show_print_the_pnf() {
     assert!(text.starts_with("# PNF of java:"), "{}", &text[..100]);
     assert!(text.contains("program ::= "));
 }
+
+#[test]
+fn ctrl_c_mid_run_leaves_an_interesting_file_and_no_temporaries() {
+    let mut src = String::new();
+    for i in 0..40 {
+        src.push_str(&format!("int f{i}(int a) {{ return a + {i}; }}\n"));
+    }
+    src.push_str("int main(void) { return needle(); }\n");
+    let case = Case::new("big.c", &src, "sleep 0.2; grep -q needle \"$1\"");
+    let tmp = case.path("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lopper"))
+        .env("TMPDIR", &tmp)
+        .arg(&case.test)
+        .arg(&case.program)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first smaller program to be written, then interrupt.
+    let t = Instant::now();
+    while !case.path("big.c.orig").exists() && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_exit(&out, 130);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    let now = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "the file on disk is interesting after Ctrl-C:\n{now}");
+    assert!(now.len() < src.len());
+    assert_eq!(fs::read_to_string(case.path("big.c.orig")).unwrap(), src);
+    assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "the temporary root is removed");
+}
