@@ -11,3 +11,6 @@ pub mod perses;
 
 pub use oracle::{Oracle, OracleError, RunReport, ScriptOracle, Verdict};
 pub use perses::{reduce, Options, Outcome, ReduceError, Stats};
+
+#[cfg(test)]
+mod tests;

@@ -328,6 +328,11 @@ impl Reducer<'_> {
 
     /// `reduceStar` / `reducePlus` / optional: the empty list first (unless plus), then
     /// ddmin over the children.
+    ///
+    /// A star that follows the head of a separated list (`x ("," x)*`, the PNF of every
+    /// comma list) is minimized together with that head: when the head goes, the first kept
+    /// element is replaced by its `x`, dropping its separator. Plain PNF cannot delete the
+    /// first argument of a call; this can, and every such candidate is still grammatical.
     fn reduce_list(&mut self, r: &mut Round, n: NodeId, may_empty: bool) -> Result<(), OracleError> {
         let children: Vec<NodeId> = r.tree.node(n).children.iter().copied().filter(|c| r.live[c.0 as usize]).collect();
         if children.is_empty() {
@@ -336,18 +341,56 @@ impl Reducer<'_> {
         if may_empty && self.try_edits(r, r.state.with(n, Edit::Delete))? {
             return Ok(());
         }
+        let head = if may_empty { self.separated_list_head(r, n, &children) } else { None };
         let base = r.state.clone();
-        let all = children.clone();
-        ddmin(children, &mut |keep: &[NodeId]| {
+        let mut items = children;
+        if let Some(h) = head {
+            items.insert(0, h);
+        }
+        let all = items.clone();
+        ddmin(items, &mut |keep: &[NodeId]| {
+            let kept: HashSet<NodeId> = keep.iter().copied().collect();
             let mut e = base.clone();
             for c in &all {
-                if !keep.contains(c) {
+                if !kept.contains(c) {
                     e.0.insert(*c, Edit::Delete);
+                }
+            }
+            if let Some(h) = head {
+                if !kept.contains(&h) {
+                    // keep is never empty and h is its only non-element: promote the first.
+                    let first = keep[0];
+                    e.0.insert(first, Edit::Replace(r.tree.node(first).children[1]));
                 }
             }
             self.try_edits(r, e)
         })?;
         Ok(())
+    }
+
+    /// For a star `n` whose elements are all `sep x` pairs and whose left sibling is a live,
+    /// unedited `x` of the same slot, that sibling (the head of the separated list).
+    fn separated_list_head(&self, r: &Round, n: NodeId, elements: &[NodeId]) -> Option<NodeId> {
+        let t = &r.tree;
+        let parent = t.node(t.node(n).parent?);
+        if parent.kind != NodeKind::Regular {
+            return None;
+        }
+        let i = parent.children.iter().position(|&c| c == n)?;
+        let h = *parent.children.get(i.checked_sub(1)?)?;
+        if !r.live[h.0 as usize] || r.state.0.contains_key(&h) {
+            return None;
+        }
+        let slot = t.node(h).slot?;
+        let pair_ok = |e: NodeId| {
+            let en = t.node(e);
+            en.kind == NodeKind::Regular
+                && en.children.len() == 2
+                && t.node(en.children[0]).kind == NodeKind::Token
+                && !r.state.0.contains_key(&en.children[1])
+                && t.node(en.children[1]).symbol.is_some_and(|s| self.g.subsumes(slot, s))
+        };
+        elements.iter().all(|&e| pair_ok(e)).then_some(h)
     }
 
     /// `reduceRegular`: replace the node by its smallest interesting compatible descendant.

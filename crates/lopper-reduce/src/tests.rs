@@ -1,0 +1,67 @@
+//! Reducer tests with synthetic oracles (closures over the candidate text): no processes.
+
+use crate::perses::{reduce, Options, Outcome};
+use lopper_parse::{Frontend, Language};
+
+fn run(lang: Language, src: &str, pred: impl Fn(&str) -> bool) -> Outcome {
+    let f = Frontend::new(lang).unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    let mut oracle = |c: &str| {
+        seen.push(c.to_string());
+        pred(c)
+    };
+    let out = reduce(&f, src, &mut oracle, &Options::default(), &mut |_, _| Ok(())).unwrap();
+    // Every candidate the reducer tested is syntactically valid.
+    for c in &seen {
+        assert_eq!(f.syntax_errors(c).unwrap(), 0, "tested an invalid candidate:\n{c}");
+    }
+    out
+}
+
+#[test]
+fn the_first_argument_of_a_call_can_go() {
+    let out = run(Language::C, "int main(void) { f(a, b, c); return 0; }\n", |c| c.contains("int main(void) {") && c.contains("f(") && c.contains('c'));
+    // The promoted element keeps its own leading space.
+    assert_eq!(out.text.trim(), "int main(void) { f( c); }");
+}
+
+#[test]
+fn a_statement_deep_inside_is_hoisted_by_replacement() {
+    let src = "int main(int n) {\n  if (n) {\n    while (n > 0) {\n      n--;\n      crash(n);\n    }\n  }\n  return 0;\n}\n";
+    let out = run(Language::C, src, |c| c.contains("int main(int n) {") && c.contains("crash(n)"));
+    // The function body was replaced by the inner block `{ n--; crash(n); }` (a compound
+    // statement), whose own closing brace and indentation stay.
+    assert_eq!(out.text, "int main(int n) {\n      crash(n);\n  }\n");
+    assert_eq!(out.stats.tokens_before, 34);
+    assert_eq!(out.stats.tokens_after, 12);
+    assert!(out.stats.replace_accepted >= 1);
+}
+
+#[test]
+fn results_are_minimal_under_the_predicate_and_deterministic() {
+    let src = "class A { int x = 1, y = 2; void m() { int z = x + y; System.out.println(z); } void k() {} }\n";
+    let pred = |c: &str| c.contains("System.out.println(z)") && c.contains("class");
+    let a = run(Language::Java, src, pred);
+    let b = run(Language::Java, src, pred);
+    assert_eq!(a.text, b.text);
+    assert_eq!(a.stats.tests, b.stats.tests);
+    // The method became an initializer block: a class body declaration it subsumes.
+    assert_eq!(a.text.trim(), "class A { { System.out.println(z); } }");
+}
+
+#[test]
+fn comments_are_dropped_when_the_test_allows() {
+    let out = run(Language::JavaScript, "// header\nlet a = 1; /* note */ foo(a);\n", |c| c.contains("foo"));
+    assert!(!out.text.contains("header") && !out.text.contains("note"), "{}", out.text);
+    // and kept when the test needs them
+    let out = run(Language::JavaScript, "// header\nlet a = 1; foo(a);\n", |c| c.contains("header") && c.contains("foo"));
+    assert!(out.text.contains("// header"), "{}", out.text);
+}
+
+#[test]
+fn an_uninteresting_original_is_an_error() {
+    let f = Frontend::new(Language::C).unwrap();
+    let mut no = |_: &str| false;
+    let r = reduce(&f, "int x;\n", &mut no, &Options::default(), &mut |_, _| Ok(()));
+    assert!(matches!(r, Err(crate::ReduceError::NotInteresting(crate::Verdict::NotInteresting))));
+}
