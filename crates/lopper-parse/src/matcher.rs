@@ -63,33 +63,16 @@ impl<'a> Conv<'a> {
         let items = self.items(n);
         if n.is_error() {
             self.stats.syntax_errors += 1;
-        } else if n.is_named() {
-            self.stats.inner_nodes += 1;
-            for &sym in &candidates {
-                let mut m = Matcher::new(self.g, &items);
-                if m.top_ends(sym, 0).contains(&(items.len() as u32)) {
-                    self.stats.matched += 1;
-                    let id = m.build_top(self, sym, items.len() as u32);
-                    if let Some(id) = id {
-                        self.b.set_slot(id, slot);
-                    }
-                    return id;
-                }
-            }
-            self.stats.opaque += 1;
         } else {
-            // An anonymous node with children (an unnamed alias of a rule): try its rule,
-            // but it is not counted among the named nodes.
-            for &sym in &candidates {
-                let mut m = Matcher::new(self.g, &items);
-                if m.top_ends(sym, 0).contains(&(items.len() as u32)) {
-                    let id = m.build_top(self, sym, items.len() as u32);
-                    if let Some(id) = id {
-                        self.b.set_slot(id, slot);
-                    }
-                    return id;
-                }
+            // Anonymous nodes with children (unnamed aliases of a rule) are matched too, but
+            // only named nodes count in the statistics.
+            let named = n.is_named();
+            self.stats.inner_nodes += named as usize;
+            if let Some(id) = self.match_rules(&candidates, &items, slot) {
+                self.stats.matched += named as usize;
+                return id;
             }
+            self.stats.opaque += named as usize;
         }
         let children: Vec<NodeId> = items
             .iter()
@@ -99,6 +82,22 @@ impl<'a> Conv<'a> {
             })
             .collect();
         Some(self.b.node(NodeKind::Opaque, candidates.first().copied(), slot, children))
+    }
+
+    /// Tries each candidate symbol's rule on `items`; the first that derives them all is
+    /// built. `None` when no rule matches; `Some(None)` when the match is empty.
+    fn match_rules(&mut self, candidates: &[SymbolId], items: &[Item], slot: Option<SymbolId>) -> Option<Option<NodeId>> {
+        for &sym in candidates {
+            let mut m = Matcher::new(self.g, items);
+            if m.top_ends(sym, 0).contains(&(items.len() as u32)) {
+                let id = m.build_top(self, sym, items.len() as u32);
+                if let Some(id) = id {
+                    self.b.set_slot(id, slot);
+                }
+                return Some(id);
+            }
+        }
+        None
     }
 
     fn items<'t>(&mut self, n: tree_sitter::Node<'t>) -> Vec<Item<'t>> {
