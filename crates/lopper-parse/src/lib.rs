@@ -170,32 +170,98 @@ impl Frontend {
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
     pub fn syntax_errors(&self, text: &str) -> Result<usize, ParseError> {
-        let cst = self.cst(text)?;
-        let root = cst.root_node();
-        if !root.has_error() {
-            return Ok(0);
-        }
-        let mut n = 0;
-        let mut c = root.walk();
-        'outer: loop {
-            let node = c.node();
-            if node.is_error() || node.is_missing() {
-                n += 1;
-            }
-            if node.has_error() && c.goto_first_child() {
-                continue;
-            }
-            loop {
-                if c.goto_next_sibling() {
-                    break;
-                }
-                if !c.goto_parent() {
-                    break 'outer;
-                }
-            }
-        }
-        Ok(n)
+        Ok(count_errors(&self.cst(text)?))
     }
+
+    /// A checker that counts syntax errors of texts close to `base` by incremental
+    /// re-parsing (only the span where a candidate differs from the base is re-lexed).
+    ///
+    /// # Errors
+    /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
+    pub fn checker(&self, base: &str) -> Result<SyntaxChecker, ParseError> {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&self.ts).map_err(|e| ParseError::TreeSitter(e.to_string()))?;
+        let tree = parser.parse(base, None).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))?;
+        Ok(SyntaxChecker { parser, base: base.to_string(), tree })
+    }
+}
+
+/// Counts syntax errors of candidates against a base text by incremental parsing; see
+/// [`Frontend::checker`]. The count equals [`Frontend::syntax_errors`] of the same text.
+pub struct SyntaxChecker {
+    parser: tree_sitter::Parser,
+    base: String,
+    tree: tree_sitter::Tree,
+}
+
+impl SyntaxChecker {
+    /// ERROR and MISSING nodes in the parse of `text`.
+    ///
+    /// # Errors
+    /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
+    pub fn errors(&mut self, text: &str) -> Result<usize, ParseError> {
+        Ok(count_errors(&self.reparse(text)?))
+    }
+
+    /// Makes `text` the new base (after a candidate was accepted).
+    ///
+    /// # Errors
+    /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
+    pub fn set_base(&mut self, text: &str) -> Result<(), ParseError> {
+        self.tree = self.reparse(text)?;
+        self.base = text.to_string();
+        Ok(())
+    }
+
+    fn reparse(&mut self, text: &str) -> Result<tree_sitter::Tree, ParseError> {
+        let (old, new) = (self.base.as_bytes(), text.as_bytes());
+        let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let max_suffix = old.len().min(new.len()) - prefix;
+        let suffix = old.iter().rev().zip(new.iter().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
+        let point = |bytes: &[u8], at: usize| {
+            let row = bytes[..at].iter().filter(|&&b| b == b'\n').count();
+            let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+            tree_sitter::Point { row, column: col }
+        };
+        let edit = tree_sitter::InputEdit {
+            start_byte: prefix,
+            old_end_byte: old.len() - suffix,
+            new_end_byte: new.len() - suffix,
+            start_position: point(old, prefix),
+            old_end_position: point(old, old.len() - suffix),
+            new_end_position: point(new, new.len() - suffix),
+        };
+        let mut tree = self.tree.clone();
+        tree.edit(&edit);
+        self.parser.parse(text, Some(&tree)).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))
+    }
+}
+
+fn count_errors(cst: &tree_sitter::Tree) -> usize {
+    let root = cst.root_node();
+    if !root.has_error() {
+        return 0;
+    }
+    let mut n = 0;
+    let mut c = root.walk();
+    'outer: loop {
+        let node = c.node();
+        if node.is_error() || node.is_missing() {
+            n += 1;
+        }
+        if node.has_error() && c.goto_first_child() {
+            continue;
+        }
+        loop {
+            if c.goto_next_sibling() {
+                break;
+            }
+            if !c.goto_parent() {
+                break 'outer;
+            }
+        }
+    }
+    n
 }
 
 #[cfg(test)]

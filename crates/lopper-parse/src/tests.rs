@@ -171,3 +171,23 @@ fn languages_from_names_and_paths() {
     assert_eq!(Language::from_name("JS"), Some(Language::JavaScript));
     assert_eq!(Language::from_name("cobol"), None);
 }
+
+#[test]
+fn incremental_checker_agrees_with_a_full_parse() {
+    let f = Frontend::new(Language::C).unwrap();
+    let base = "int f(int a) { return a; }\nint g(void) { return f(1) + f(2); }\nint h;\n";
+    let mut ch = f.checker(base).unwrap();
+    for cand in [
+        "int f(int a) { return a; }\nint g(void) { return f(1); }\nint h;\n",
+        "int f(int a) { return a; }\nint g(void) { return f(1) + ; }\nint h;\n",
+        "int f(int a) { return a; }\nint h;\n",
+        "int f(int a) { return a; \nint h;\n",
+        "",
+        base,
+    ] {
+        assert_eq!(ch.errors(cand).unwrap(), f.syntax_errors(cand).unwrap(), "{cand:?}");
+    }
+    ch.set_base("int f(int a) { return a; }\nint h;\n").unwrap();
+    assert_eq!(ch.errors("int f(int a) { return }\nint h;\n").unwrap(), f.syntax_errors("int f(int a) { return }\nint h;\n").unwrap());
+    assert_eq!(ch.errors("int h;\n").unwrap(), 0);
+}

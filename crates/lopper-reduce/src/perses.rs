@@ -12,7 +12,7 @@
 use crate::ddmin::ddmin;
 use crate::oracle::{Oracle, OracleError, Verdict};
 use lopper_grammar::{PnfGrammar, SymbolId};
-use lopper_parse::{Frontend, ParseError};
+use lopper_parse::{Frontend, ParseError, SyntaxChecker};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions, Tree};
 use std::cmp::Reverse;
 use std::collections::hash_map::DefaultHasher;
@@ -144,6 +144,7 @@ pub fn reduce(
         rejected: HashSet::new(),
         best: input.to_string(),
         best_errors: frontend.syntax_errors(input)?,
+        checker: frontend.checker(input)?,
         stats: Stats::default(),
         render: RenderOptions::default(),
         pass: Pass::Other,
@@ -185,6 +186,7 @@ struct Reducer<'a> {
     rejected: HashSet<u64>,
     best: String,
     best_errors: usize,
+    checker: SyntaxChecker,
     stats: Stats,
     render: RenderOptions,
     pass: Pass,
@@ -294,7 +296,7 @@ impl Reducer<'_> {
             self.stats.cache_hits += 1;
             return Ok(false);
         }
-        let errors = if self.opts.reject_invalid { self.frontend.syntax_errors(text).unwrap_or(usize::MAX) } else { 0 };
+        let errors = if self.opts.reject_invalid { self.checker.errors(text).unwrap_or(usize::MAX) } else { 0 };
         if self.opts.reject_invalid && errors > self.best_errors {
             self.stats.invalid += 1;
             self.rejected.insert(h);
@@ -318,6 +320,9 @@ impl Reducer<'_> {
         if ok {
             self.best = text.to_string();
             self.best_errors = errors;
+            if self.opts.reject_invalid {
+                let _ = self.checker.set_base(text);
+            }
             self.stats.accepted += 1;
             self.stats.replace_accepted += (self.pass == Pass::Replace) as usize;
             self.stats.tokens_after = tokens();
