@@ -201,7 +201,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let lang = language(&file, a.lang.as_deref())?;
     let text = read_program(&file)?;
     let f = frontend(lang)?;
-    if !(a.timeout > 0.0) {
+    if !a.timeout.is_finite() || a.timeout <= 0.0 {
         return Err(Fail(exit::BAD_INPUT, "--timeout must be a positive number of seconds".into()));
     }
     let interrupt = Arc::new(AtomicBool::new(false));

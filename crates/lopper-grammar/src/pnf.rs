@@ -236,7 +236,7 @@ impl Normalizer {
         Ok(match e {
             Expr::Repeat(x) => PnfRule::Star(self.element(rule, x)?),
             Expr::Repeat1(x) => PnfRule::Plus(self.element(rule, x)?),
-            Expr::Choice(alts) if alts.iter().any(|a| *a == Expr::Blank) => {
+            Expr::Choice(alts) if alts.contains(&Expr::Blank) => {
                 let rest: Vec<Expr> = alts.iter().filter(|a| **a != Expr::Blank).cloned().collect();
                 PnfRule::Optional(self.choice_symbol(rule, rest)?)
             }
@@ -276,7 +276,7 @@ impl Normalizer {
     /// sequence or choice becomes an auxiliary regular rule.
     fn element(&mut self, rule: &str, e: &Expr) -> Result<SymbolId, GrammarError> {
         if let Expr::Choice(alts) = e {
-            if alts.iter().any(|a| *a == Expr::Blank) {
+            if alts.contains(&Expr::Blank) {
                 let r = self.top(rule, e)?;
                 return Ok(self.fresh(rule, "opt", r));
             }

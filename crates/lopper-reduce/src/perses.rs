@@ -18,7 +18,7 @@ use std::cmp::Reverse;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BinaryHeap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Reducer settings.
 #[derive(Clone, Debug)]
@@ -452,14 +452,5 @@ impl Reducer<'_> {
             }
         }
         false
-    }
-}
-
-/// Wall time helper for callers that report rates.
-pub fn per_second(count: usize, d: Duration) -> f64 {
-    if d.is_zero() {
-        0.0
-    } else {
-        count as f64 / d.as_secs_f64()
     }
 }

@@ -92,17 +92,11 @@ impl EditSet {
 }
 
 /// How to render.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RenderOptions {
     /// Keep comments (tree-sitter extras other than whitespace) in the output. When off,
     /// each comment becomes one space.
     pub keep_comments: bool,
-}
-
-impl Default for RenderOptions {
-    fn default() -> Self {
-        RenderOptions { keep_comments: false }
-    }
 }
 
 /// A PNF tree over a source text.
