@@ -36,14 +36,20 @@ for case in "$corpus"/*/; do
   wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
   if [ $rc -eq 0 ] && "$case/interesting.sh" "$work/result.${base##*.}"; then passes=yes; else passes=no; fi
   echo "$name $rc $wall $passes" >> "$out/status.txt"
-  python3 - "$work/stats.json" "$name" "$wall" "$passes" "$out/rows.jsonl" <<'PY'
+  # The corpus's own lexical token counter (pygments), when present, for comparison.
+  ct_before=""; ct_after=""
+  if [ -f "$corpus/_tools/count_tokens.py" ] && python3 -c "import pygments" 2>/dev/null; then
+    ct_before=$(python3 "$corpus/_tools/count_tokens.py" "$input" | awk '{print $1}')
+    ct_after=$(python3 "$corpus/_tools/count_tokens.py" "$work/result.${base##*.}" | awk '{print $1}')
+  fi
+  python3 - "$work/stats.json" "$name" "$wall" "$passes" "$out/rows.jsonl" "$ct_before" "$ct_after" <<'PY'
 import json, sys
-path, name, wall, passes, rows = sys.argv[1:]
+path, name, wall, passes, rows, ct_before, ct_after = sys.argv[1:]
 try:
     s = json.load(open(path))
 except Exception:
     s = {}
-s.update(case=name, wall_seconds=float(wall), passes=passes)
+s.update(case=name, wall_seconds=float(wall), passes=passes, lexical_before=ct_before, lexical_after=ct_after)
 open(rows, "a").write(json.dumps(s) + "\n")
 PY
 done
@@ -51,7 +57,7 @@ python3 - "$out" <<'PY'
 import json, math, sys
 out = sys.argv[1]
 rows = [json.loads(l) for l in open(f"{out}/rows.jsonl")]
-cols = ["case", "tokens_before", "tokens_after", "pct", "tests", "wall_seconds", "invalid_pct", "lopper_pct", "passes"]
+cols = ["case", "tokens_before", "tokens_after", "pct", "lexical_before", "lexical_after", "tests", "wall_seconds", "invalid_pct", "lopper_pct", "passes"]
 with open(f"{out}/results.csv", "w") as f:
     f.write(",".join(cols) + "\n")
     for r in rows:
@@ -61,13 +67,13 @@ with open(f"{out}/results.csv", "w") as f:
         r["lopper_pct"] = 100.0 * (t - r.get("test_seconds", 0)) / t
         f.write(",".join(str(round(r.get(c, 0), 2)) if isinstance(r.get(c), float) else str(r.get(c, "")) for c in cols) + "\n")
 with open(f"{out}/results.md", "w") as f:
-    f.write("| case | original tokens | final tokens | % of original | tests | seconds | invalid candidates | lopper's own time | final passes test |\n")
-    f.write("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+    f.write("| case | original tokens | final tokens | % of original | final (count_tokens.py) | tests | seconds | invalid candidates | lopper's own time | final passes test |\n")
+    f.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
     for r in rows:
-        f.write(f"| {r['case']} | {r.get('tokens_before','-')} | {r.get('tokens_after','-')} | {r['pct']:.2f}% | {r.get('tests','-')} | {r['wall_seconds']:.1f} | {r['invalid_pct']:.2f}% | {r['lopper_pct']:.1f}% | {r['passes']} |\n")
+        f.write(f"| {r['case']} | {r.get('tokens_before','-')} | {r.get('tokens_after','-')} | {r['pct']:.2f}% | {r.get('lexical_after') or '-'} | {r.get('tests','-')} | {r['wall_seconds']:.1f} | {r['invalid_pct']:.2f}% | {r['lopper_pct']:.1f}% | {r['passes']} |\n")
     ok = [r for r in rows if r.get("tokens_before")]
     if ok:
         g = lambda k: math.exp(sum(math.log(max(r[k], 1e-9)) for r in ok) / len(ok))
-        f.write(f"| geometric mean | {g('tokens_before'):.0f} | {g('tokens_after'):.0f} | {g('pct'):.2f}% | {g('tests'):.0f} | {g('wall_seconds'):.1f} | | | |\n")
+        f.write(f"| geometric mean | {g('tokens_before'):.0f} | {g('tokens_after'):.0f} | {g('pct'):.2f}% | | {g('tests'):.0f} | {g('wall_seconds'):.1f} | | | |\n")
 print(open(f"{out}/results.md").read())
 PY

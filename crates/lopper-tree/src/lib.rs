@@ -308,6 +308,9 @@ impl Tree {
                     if self.source[l_end..next].contains('\n') && !out[before..].contains('\n') {
                         out.truncate(before);
                         out.push('\n');
+                    } else if let Some(nl) = out[before..].rfind('\n') {
+                        // Blank lines left by deleted code go; the token's indentation stays.
+                        out.replace_range(before..before + nl, "");
                     }
                 }
                 let text = &self.source[r.start as usize..r.end as usize];

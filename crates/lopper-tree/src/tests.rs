@@ -81,3 +81,19 @@ fn glue_check_separates_words_operators_and_dots_only() {
     assert!(!may_glue("a", ")"));
     assert!(!may_glue("a ", "b"));
 }
+
+#[test]
+fn line_breaks_survive_and_blank_lines_collapse() {
+    // "#x\n\n\n  a b\n  c": deleting `a b` keeps `c` on its own line, once.
+    let mut b = TreeBuilder::new("#x\n\n\n  a b\n  c".to_string());
+    let x = b.token(None, None, 0..2);
+    let a = b.token(None, None, 7..8);
+    let bt = b.token(None, None, 9..10);
+    let ab = b.node(NodeKind::Regular, None, None, vec![a, bt]);
+    let c = b.token(None, None, 13..14);
+    let root = b.node(NodeKind::Star, None, None, vec![x, ab, c]);
+    let t = b.finish(root);
+    assert_eq!(t.render(&EditSet::default().with(ab, Edit::Delete), RenderOptions::default()), "#x\n  c");
+    // Adjacent tokens keep their whitespace verbatim, blank lines included.
+    assert_eq!(t.render(&EditSet::default().with(c, Edit::Delete), RenderOptions::default()), "#x\n\n\n  a b\n");
+}
