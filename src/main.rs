@@ -54,6 +54,10 @@ struct ReduceArgs {
     /// Time limit of one test run, in seconds; the test's process group is killed then.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
+    /// Run up to N tests at once (speculatively, in candidate order; the result is the
+    /// same for every N). Default: the number of cores.
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
     /// The reduction algorithm.
     #[arg(long, value_enum, default_value_t = Algorithm::Perses)]
     algorithm: Algorithm,
@@ -212,7 +216,10 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     }
     let file_name = file.file_name().ok_or_else(|| Fail(exit::BAD_INPUT, format!("{} is not a file", file.display())))?.to_os_string();
     let timeout = Duration::from_secs_f64(a.timeout);
-    let mut oracle = ScriptOracle::new(&test, file_name.clone(), timeout, interrupt.clone()).map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?;
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let mut oracle = ScriptOracle::new(&test, file_name.clone(), timeout, interrupt.clone())
+        .map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?
+        .with_jobs(jobs);
     let out_path = a.output.clone().unwrap_or_else(|| file.clone());
     let in_place = a.output.is_none();
     let orig = PathBuf::from(format!("{}.orig", file.display()));
@@ -252,9 +259,9 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         }
         Ok(())
     };
-    let opts = Options { fixpoint: !a.no_fixpoint, reject_invalid: !a.test_invalid, ..Options::default() };
+    let opts = Options { fixpoint: !a.no_fixpoint, reject_invalid: !a.test_invalid, jobs, ..Options::default() };
     if !quiet {
-        eprintln!("lopper: reducing {} ({}) with {} ...", file.display(), lang.name(), test.display());
+        eprintln!("lopper: reducing {} ({}) with {}, {jobs} test(s) at a time ...", file.display(), lang.name(), test.display());
     }
     let result = reduce(&f, &text, &mut oracle, &opts, &mut on_best);
     if tty && !quiet {
@@ -314,8 +321,14 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             100.0 * s.tokens_after as f64 / s.tokens_before.max(1) as f64
         );
         eprintln!(
-            "  tests     {} run ({:.3} s the first), {} cache hits, {} timed out, {} accepted, {} rounds",
-            s.tests, s.first_test_seconds, s.cache_hits, s.timeouts, s.accepted, s.rounds
+            "  tests     {} run ({:.3} s the first), {} cache hits, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled",
+            s.tests,
+            s.first_test_seconds,
+            s.cache_hits,
+            s.timeouts,
+            s.accepted,
+            s.rounds,
+            oracle.cancelled()
         );
         eprintln!(
             "  invalid   {} of {} candidates ({:.2}%) had new syntax errors and were not tested",
@@ -340,6 +353,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             "invalid_candidates": s.invalid,
             "invalid_share": s.invalid_share(),
             "timeouts": s.timeouts,
+            "jobs": jobs,
+            "cancelled_speculative_runs": oracle.cancelled(),
             "list_tests": s.list_tests,
             "replace_tests": s.replace_tests,
             "replace_accepted": s.replace_accepted,

@@ -45,3 +45,17 @@ fn output_flag_leaves_the_input_alone() {
     // Measured: 41 -> 9 tokens (`main(void) { undeclared_fn(x); }` style).
     assert!(tokens(Language::C, &reduced) <= 12, "{reduced}");
 }
+
+#[test]
+fn one_job_and_two_jobs_give_the_same_bytes() {
+    let mut outs = Vec::new();
+    for jobs in ["1", "2"] {
+        let case = Case::new("program.c", EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"));
+        let stats = case.path("stats.json");
+        let out = case.lopper(&["-q", "-j", jobs, "--stats", stats.to_str().unwrap()]);
+        assert_exit(&out, 0);
+        let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+        outs.push((fs::read_to_string(&case.program).unwrap(), s["tests"].clone(), s["candidates"].clone()));
+    }
+    assert_eq!(outs[0], outs[1]);
+}

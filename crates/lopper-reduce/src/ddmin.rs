@@ -3,8 +3,8 @@
 //! complement-only, no-restart form (Hodován & Kiss, "Practical Improvements to the
 //! Minimizing Delta Debugging Algorithm", ICSOFT 2016).
 
-/// Minimizes `items` to a 1-minimal subsequence on which `test` holds (removing any single
-/// remaining item makes it fail), assuming it holds on `items` itself.
+/// Minimizes `items` to a 1-minimal subsequence on which the test holds (removing any
+/// single remaining item makes it fail), assuming it holds on `items` itself.
 ///
 /// Order is kept. The list is cut into chunks of half its size, then a quarter, down to
 /// single items; at each size every chunk's removal is tried once, left to right, and a
@@ -15,9 +15,17 @@
 /// empty list is never tested (callers that may empty a list test that first). Tests:
 /// about `4·k·log2(n)` for `k` needed items among `n`; at most `n` per pass at size 1.
 ///
+/// `first` gets up to `lookahead` candidates at once — the next removals in order, each
+/// assuming the ones before it fail — and answers the index of the first that passes, so
+/// a parallel oracle can test them together; the result is the same for any `lookahead`.
+///
 /// # Errors
-/// The first error `test` returns stops the search and is returned.
-pub fn ddmin<T: Clone, E>(items: Vec<T>, test: &mut dyn FnMut(&[T]) -> Result<bool, E>) -> Result<Vec<T>, E> {
+/// The first error `first` returns stops the search and is returned.
+pub fn ddmin<T: Clone, E>(
+    items: Vec<T>,
+    lookahead: usize,
+    first: &mut dyn FnMut(&[Vec<T>]) -> Result<Option<usize>, E>,
+) -> Result<Vec<T>, E> {
     let mut c = items;
     if c.len() < 2 {
         return Ok(c);
@@ -27,16 +35,27 @@ pub fn ddmin<T: Clone, E>(items: Vec<T>, test: &mut dyn FnMut(&[T]) -> Result<bo
         let mut removed = false;
         let mut start = 0;
         while start < c.len() && c.len() > 1 {
-            let end = (start + size).min(c.len());
-            if end - start == c.len() {
-                break; // never test the empty list
+            let (mut cands, mut starts) = (Vec::new(), Vec::new());
+            let mut s = start;
+            while cands.len() < lookahead.max(1) && s < c.len() {
+                let end = (s + size).min(c.len());
+                if end - s == c.len() {
+                    break; // never test the empty list
+                }
+                cands.push(c[..s].iter().chain(&c[end..]).cloned().collect::<Vec<T>>());
+                starts.push(s);
+                s = end;
             }
-            let comp: Vec<T> = c[..start].iter().chain(&c[end..]).cloned().collect();
-            if test(&comp)? {
-                c = comp;
-                removed = true;
-            } else {
-                start = end;
+            if cands.is_empty() {
+                break;
+            }
+            match first(&cands)? {
+                Some(i) => {
+                    c = cands.swap_remove(i);
+                    start = starts[i];
+                    removed = true;
+                }
+                None => start = s,
             }
         }
         if size == 1 {
@@ -55,12 +74,21 @@ mod tests {
     use std::convert::Infallible;
 
     fn run(items: Vec<u32>, pred: impl Fn(&[u32]) -> bool) -> (Vec<u32>, usize) {
+        let pred = &pred;
         let mut tests = 0;
-        let out = ddmin(items, &mut |s: &[u32]| -> Result<bool, Infallible> {
+        let out = ddmin(items.clone(), 1, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
             tests += 1;
-            Ok(pred(s))
+            Ok(pred(&c[0]).then_some(0))
         })
         .unwrap();
+        // Any lookahead gives the same result.
+        for lookahead in [2, 3, 8] {
+            let again = ddmin(items.clone(), lookahead, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
+                Ok(c.iter().position(|s| pred(s)))
+            })
+            .unwrap();
+            assert_eq!(again, out, "lookahead {lookahead}");
+        }
         (out, tests)
     }
 
@@ -107,7 +135,7 @@ mod tests {
 
     #[test]
     fn errors_stop_the_search() {
-        let r: Result<Vec<u32>, &str> = ddmin((0..10).collect(), &mut |_| Err("stop"));
+        let r: Result<Vec<u32>, &str> = ddmin((0..10).collect(), 1, &mut |_| Err("stop"));
         assert_eq!(r, Err("stop"));
     }
 }
@@ -120,9 +148,9 @@ mod more_tests {
     #[test]
     fn a_thousand_items_with_three_needed_take_few_tests() {
         let mut tests = 0;
-        let out = ddmin((0..1000u32).collect(), &mut |s: &[u32]| -> Result<bool, Infallible> {
+        let out = ddmin((0..1000u32).collect(), 1, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
             tests += 1;
-            Ok([3, 500, 998].iter().all(|x| s.contains(x)))
+            Ok([3, 500, 998].iter().all(|x| c[0].contains(x)).then_some(0))
         })
         .unwrap();
         assert_eq!(out, vec![3, 500, 998]);
@@ -133,7 +161,10 @@ mod more_tests {
     fn dependent_removals_reach_a_one_minimal_result() {
         // Item 5 is removable only after item 9 is gone (a use after its declaration).
         let pred = |s: &[u32]| s.contains(&1) && (!s.contains(&9) || s.contains(&5));
-        let out = ddmin((0..12u32).collect(), &mut |s: &[u32]| -> Result<bool, Infallible> { Ok(pred(s)) }).unwrap();
+        let out = ddmin((0..12u32).collect(), 4, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
+            Ok(c.iter().position(|s| pred(s)))
+        })
+        .unwrap();
         assert_eq!(out, vec![1]);
     }
 }

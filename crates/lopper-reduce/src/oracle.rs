@@ -54,6 +54,25 @@ pub trait Oracle {
     /// # Errors
     /// [`OracleError::Interrupted`] when the user stopped the run; I/O errors otherwise.
     fn test(&mut self, candidate: &str) -> Result<Verdict, OracleError>;
+
+    /// Judges `candidates` in order until one is interesting, and returns the verdicts of
+    /// that prefix: all not interesting but possibly the last. The answer is the one a
+    /// sequential run gives; a parallel oracle may start later candidates speculatively,
+    /// but cancels them once an earlier one is interesting, and drops their verdicts.
+    ///
+    /// # Errors
+    /// As [`Oracle::test`].
+    fn first_interesting(&mut self, candidates: &[&str]) -> Result<Vec<Verdict>, OracleError> {
+        let mut out = Vec::with_capacity(candidates.len());
+        for c in candidates {
+            let v = self.test(c)?;
+            out.push(v);
+            if v == Verdict::Interesting {
+                break;
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl<F: FnMut(&str) -> bool> Oracle for F {
@@ -81,7 +100,16 @@ pub struct ScriptOracle {
     timeout: Duration,
     root: tempfile::TempDir,
     runs: u64,
+    jobs: usize,
+    cancelled: usize,
     interrupt: Arc<AtomicBool>,
+}
+
+/// One test process in flight.
+struct Running {
+    child: std::process::Child,
+    dir: PathBuf,
+    started: Instant,
 }
 
 impl ScriptOracle {
@@ -103,7 +131,18 @@ impl ScriptOracle {
         }
         let test = fs::canonicalize(test)?;
         let root = tempfile::Builder::new().prefix("lopper-").tempdir()?;
-        Ok(ScriptOracle { test, file_name, timeout, root, runs: 0, interrupt })
+        Ok(ScriptOracle { test, file_name, timeout, root, runs: 0, jobs: 1, cancelled: 0, interrupt })
+    }
+
+    /// Runs up to `jobs` tests at once in [`Oracle::first_interesting`] (at least 1).
+    pub fn with_jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Speculative test runs that were killed because an earlier candidate was interesting.
+    pub fn cancelled(&self) -> usize {
+        self.cancelled
     }
 
     /// The temporary root (removed on drop).
@@ -116,6 +155,20 @@ impl ScriptOracle {
     /// # Errors
     /// As [`Oracle::test`].
     pub fn run(&mut self, candidate: &str, capture: bool) -> Result<RunReport, OracleError> {
+        let mut r = self.start(candidate, capture)?;
+        let verdict = loop {
+            match self.poll(&mut r, Duration::from_millis(50)) {
+                Ok(Some(v)) => break Ok(v),
+                Ok(None) => continue,
+                Err(e) => break Err(e),
+            }
+        };
+        self.finish(r, capture, verdict)
+    }
+
+    /// Writes the candidate into a fresh directory and starts the test there, in its own
+    /// process group.
+    fn start(&mut self, candidate: &str, capture: bool) -> Result<Running, OracleError> {
         if self.interrupt.load(Ordering::SeqCst) {
             return Err(OracleError::Interrupted);
         }
@@ -127,8 +180,7 @@ impl ScriptOracle {
         let out = |name: &str| -> std::io::Result<Stdio> {
             Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() })
         };
-        let start = Instant::now();
-        let mut child = Command::new(&self.test)
+        let child = Command::new(&self.test)
             .arg(&path)
             .current_dir(&dir)
             .stdin(Stdio::null())
@@ -136,41 +188,111 @@ impl ScriptOracle {
             .stderr(out(".lopper-stderr")?)
             .process_group(0)
             .spawn()?;
-        let pgid = Pid::from_raw(child.id() as i32);
-        let result = loop {
-            let left = self.timeout.saturating_sub(start.elapsed());
-            if left.is_zero() {
-                break Ok(Verdict::TimedOut);
+        Ok(Running { child, dir, started: Instant::now() })
+    }
+
+    /// Waits up to `slice` for the test: its verdict once known (a timeout is one).
+    fn poll(&self, r: &mut Running, slice: Duration) -> Result<Option<Verdict>, OracleError> {
+        let left = self.timeout.saturating_sub(r.started.elapsed());
+        if left.is_zero() {
+            return Ok(Some(Verdict::TimedOut));
+        }
+        if self.interrupt.load(Ordering::SeqCst) {
+            return Err(OracleError::Interrupted);
+        }
+        Ok(r.child.wait_timeout(left.min(slice))?.map(|status| {
+            if status.success() {
+                Verdict::Interesting
+            } else {
+                Verdict::NotInteresting
             }
-            if self.interrupt.load(Ordering::SeqCst) {
-                break Err(OracleError::Interrupted);
-            }
-            match child.wait_timeout(left.min(Duration::from_millis(50)))? {
-                Some(status) => break Ok(if status.success() { Verdict::Interesting } else { Verdict::NotInteresting }),
-                None => continue,
-            }
-        };
-        // Kill the whole group: on timeout or interrupt the test itself, and in every case
-        // any grandchild it left behind. ESRCH (nobody left) is fine.
-        let _ = killpg(pgid, Signal::SIGKILL);
-        let _ = child.wait();
-        let elapsed = start.elapsed();
+        }))
+    }
+
+    /// Kills the test's whole process group (the test itself on timeout, interrupt or
+    /// cancellation, and in every case any grandchild it left behind; ESRCH is fine),
+    /// reaps it, reads its output if captured, and removes its directory.
+    fn finish(&self, mut r: Running, capture: bool, verdict: Result<Verdict, OracleError>) -> Result<RunReport, OracleError> {
+        let _ = killpg(Pid::from_raw(r.child.id() as i32), Signal::SIGKILL);
+        let _ = r.child.wait();
+        let elapsed = r.started.elapsed();
         let mut output = String::new();
         if capture {
             for name in [".lopper-stdout", ".lopper-stderr"] {
-                if let Ok(bytes) = fs::read(dir.join(name)) {
+                if let Ok(bytes) = fs::read(r.dir.join(name)) {
                     let tail = &bytes[bytes.len().saturating_sub(64 * 1024)..];
                     output.push_str(&String::from_utf8_lossy(tail));
                 }
             }
         }
-        let _ = fs::remove_dir_all(&dir);
-        Ok(RunReport { verdict: result?, elapsed, output })
+        let _ = fs::remove_dir_all(&r.dir);
+        Ok(RunReport { verdict: verdict?, elapsed, output })
     }
 }
 
 impl Oracle for ScriptOracle {
     fn test(&mut self, candidate: &str) -> Result<Verdict, OracleError> {
         Ok(self.run(candidate, false)?.verdict)
+    }
+
+    /// Keeps up to `jobs` tests running, in candidate order; returns as soon as the verdicts
+    /// of a prefix are known and its last one is interesting (or all are known). Tests of
+    /// later candidates still running then are killed, process group and all.
+    fn first_interesting(&mut self, candidates: &[&str]) -> Result<Vec<Verdict>, OracleError> {
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
+        let mut running: Vec<(usize, Running)> = Vec::new();
+        let mut next = 0;
+        let result = loop {
+            // The answer is known once the first unknown verdict comes after an interesting one.
+            let known = verdicts.iter().take_while(|v| v.is_some()).count();
+            if let Some(i) = verdicts[..known].iter().position(|v| *v == Some(Verdict::Interesting)) {
+                break Ok(i + 1);
+            }
+            if known == candidates.len() {
+                break Ok(known);
+            }
+            let first_yes = verdicts.iter().position(|v| *v == Some(Verdict::Interesting)).unwrap_or(usize::MAX);
+            let mut failed = None;
+            while running.len() < self.jobs && next < candidates.len() && next < first_yes {
+                match self.start(candidates[next], false) {
+                    Ok(r) => running.push((next, r)),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                next += 1;
+            }
+            if let Some(e) = failed {
+                break Err(e);
+            }
+            // One process: block on it; several: poll each briefly in turn.
+            let slice = if running.len() > 1 { Duration::from_millis(2) } else { Duration::from_millis(50) };
+            let mut i = 0;
+            while i < running.len() {
+                match self.poll(&mut running[i].1, slice) {
+                    Ok(Some(v)) => {
+                        let (idx, r) = running.swap_remove(i);
+                        verdicts[idx] = Some(v);
+                        let _ = self.finish(r, false, Ok(v));
+                    }
+                    Ok(None) => i += 1,
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            if let Some(e) = failed {
+                break Err(e);
+            }
+        };
+        for (idx, r) in running {
+            // Speculative runs past the answer (or all runs, on interrupt) are cancelled.
+            self.cancelled += (verdicts[idx].is_none()) as usize;
+            let _ = self.finish(r, false, Ok(Verdict::NotInteresting));
+        }
+        let n = result?;
+        Ok(verdicts[..n].iter().map(|v| v.expect("a known prefix")).collect())
     }
 }

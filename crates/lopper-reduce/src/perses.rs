@@ -33,11 +33,15 @@ pub struct Options {
     /// Skip (without testing) candidates that tree-sitter parses with more ERROR/MISSING
     /// nodes than the current best. Default: on.
     pub reject_invalid: bool,
+    /// Candidates handed to the oracle at once (the next ones in order, each assuming the
+    /// ones before fail), so a parallel oracle can test them together. The result does not
+    /// depend on it. Default: 1.
+    pub jobs: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { fixpoint: true, bfs_depth: 5, max_replacements: 100, reject_invalid: true }
+        Options { fixpoint: true, bfs_depth: 5, max_replacements: 100, reject_invalid: true, jobs: 1 }
     }
 }
 
@@ -213,7 +217,7 @@ impl Reducer<'_> {
         // Comments are trivia: drop them all at once if the test allows.
         let plain = tree.render(&EditSet::default(), self.render);
         let tokens = tree.token_count();
-        if plain != self.best && !self.accept_if_interesting(&plain, || tokens)? {
+        if plain != self.best && self.first_interesting(&[plain], |_| tokens)?.is_none() {
             self.render.keep_comments = true;
         }
         loop {
@@ -272,63 +276,102 @@ impl Reducer<'_> {
 
     /// Tests `edits` as a candidate; on success it becomes the round's state.
     fn try_edits(&mut self, r: &mut Round, edits: EditSet) -> Result<bool, OracleError> {
-        let text = r.tree.render(&edits, self.render);
-        if self.accept_if_interesting(&text, || r.tree.count_tokens(&edits))? {
-            r.state = edits;
-            r.live = r.tree.live(&r.state);
-            r.progress = true;
-            return Ok(true);
-        }
-        Ok(false)
+        Ok(self.try_batch(r, vec![edits])?.is_some())
     }
 
-    /// Tests one candidate text (cache, grammar check, then the oracle); on success it
-    /// becomes the best, with `tokens()` as its token count, and `on_best` hears of it.
-    fn accept_if_interesting(&mut self, text: &str, tokens: impl FnOnce() -> usize) -> Result<bool, OracleError> {
-        self.stats.candidates += 1;
-        if text == self.best {
-            return Ok(false);
+    /// Tests candidate edit sets in order; the first interesting one becomes the round's
+    /// state, and its index is returned.
+    fn try_batch(&mut self, r: &mut Round, batch: Vec<EditSet>) -> Result<Option<usize>, OracleError> {
+        let texts: Vec<String> = batch.iter().map(|e| r.tree.render(e, self.render)).collect();
+        let winner = self.first_interesting(&texts, |i| r.tree.count_tokens(&batch[i]))?;
+        if let Some(i) = winner {
+            r.state = batch.into_iter().nth(i).expect("winner is in the batch");
+            r.live = r.tree.live(&r.state);
+            r.progress = true;
         }
-        let h = hash(text);
-        // Every accepted text is strictly smaller than all later candidates, so only
-        // rejections need remembering.
-        if self.rejected.contains(&h) {
-            self.stats.cache_hits += 1;
-            return Ok(false);
+        Ok(winner)
+    }
+
+    /// Judges candidate texts in order (the same text as the best, cached rejections and
+    /// texts with new syntax errors are screened out without a test; the rest go to the
+    /// oracle as one batch). The first interesting one becomes the best, with `tokens(i)` as
+    /// its token count, and `on_best` hears of it. Counts cover exactly what a sequential
+    /// run would have judged, so statistics do not depend on `--jobs`.
+    fn first_interesting(&mut self, texts: &[String], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
+        enum Screen {
+            Same,
+            Cached,
+            Invalid,
+            Test(usize),
         }
-        let errors = if self.opts.reject_invalid { self.checker.errors(text).unwrap_or(usize::MAX) } else { 0 };
-        if self.opts.reject_invalid && errors > self.best_errors {
-            self.stats.invalid += 1;
-            self.rejected.insert(h);
-            return Ok(false);
+        let mut screens = Vec::with_capacity(texts.len());
+        let mut in_batch = HashSet::new();
+        for t in texts {
+            let h = hash(t);
+            // Every accepted text is strictly smaller than all later candidates, so only
+            // rejections need remembering.
+            let s = if *t == self.best {
+                Screen::Same
+            } else if self.rejected.contains(&h) || !in_batch.insert(h) {
+                Screen::Cached
+            } else {
+                let errors = if self.opts.reject_invalid { self.checker.errors(t).unwrap_or(usize::MAX) } else { 0 };
+                if self.opts.reject_invalid && errors > self.best_errors {
+                    Screen::Invalid
+                } else {
+                    Screen::Test(errors)
+                }
+            };
+            screens.push((h, s));
         }
-        let t = Instant::now();
-        let v = self.oracle.test(text);
-        self.stats.test_seconds += t.elapsed().as_secs_f64();
-        let v = v?;
-        self.stats.tests += 1;
-        match self.pass {
-            Pass::List => self.stats.list_tests += 1,
-            Pass::Replace => self.stats.replace_tests += 1,
-            Pass::Other => {}
+        let to_test: Vec<usize> = (0..texts.len()).filter(|&i| matches!(screens[i].1, Screen::Test(_))).collect();
+        let verdicts = if to_test.is_empty() {
+            Vec::new()
+        } else {
+            let t = Instant::now();
+            let v = self.oracle.first_interesting(&to_test.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
+            self.stats.test_seconds += t.elapsed().as_secs_f64();
+            v?
+        };
+        let winner = (verdicts.last() == Some(&Verdict::Interesting)).then(|| to_test[verdicts.len() - 1]);
+        let mut tested = verdicts.iter();
+        for (h, s) in &screens[..winner.map_or(texts.len(), |w| w + 1)] {
+            self.stats.candidates += 1;
+            match s {
+                Screen::Same => {}
+                Screen::Cached => self.stats.cache_hits += 1,
+                Screen::Invalid => {
+                    self.stats.invalid += 1;
+                    self.rejected.insert(*h);
+                }
+                Screen::Test(_) => {
+                    let v = *tested.next().expect("one verdict per tested candidate");
+                    self.stats.tests += 1;
+                    match self.pass {
+                        Pass::List => self.stats.list_tests += 1,
+                        Pass::Replace => self.stats.replace_tests += 1,
+                        Pass::Other => {}
+                    }
+                    self.stats.timeouts += (v == Verdict::TimedOut) as usize;
+                    if v != Verdict::Interesting {
+                        self.rejected.insert(*h);
+                    }
+                }
+            }
         }
-        self.stats.timeouts += (v == Verdict::TimedOut) as usize;
-        let ok = v == Verdict::Interesting;
-        if !ok {
-            self.rejected.insert(h);
-        }
-        if ok {
-            self.best = text.to_string();
+        if let Some(w) = winner {
+            let Screen::Test(errors) = screens[w].1 else { unreachable!("only tested candidates win") };
+            self.best = texts[w].clone();
             self.best_errors = errors;
             if self.opts.reject_invalid {
-                let _ = self.checker.set_base(text);
+                let _ = self.checker.set_base(&self.best);
             }
             self.stats.accepted += 1;
             self.stats.replace_accepted += (self.pass == Pass::Replace) as usize;
-            self.stats.tokens_after = tokens();
+            self.stats.tokens_after = tokens(w);
             (self.on_best)(&self.best, &self.stats).map_err(OracleError::Io)?;
         }
-        Ok(ok)
+        Ok(winner)
     }
 
     /// `reduceStar` / `reducePlus` / optional: the empty list first (unless plus), then
@@ -353,22 +396,29 @@ impl Reducer<'_> {
             items.insert(0, h);
         }
         let all = items.clone();
-        ddmin(items, &mut |keep: &[NodeId]| {
-            let kept: HashSet<NodeId> = keep.iter().copied().collect();
-            let mut e = base.clone();
-            for c in &all {
-                if !kept.contains(c) {
-                    e.0.insert(*c, Edit::Delete);
-                }
-            }
-            if let Some(h) = head {
-                if !kept.contains(&h) {
-                    // keep is never empty and h is its only non-element: promote the first.
-                    let first = keep[0];
-                    e.0.insert(first, Edit::Replace(r.tree.node(first).children[1]));
-                }
-            }
-            self.try_edits(r, e)
+        let jobs = self.opts.jobs;
+        ddmin(items, jobs, &mut |keeps: &[Vec<NodeId>]| {
+            let batch = keeps
+                .iter()
+                .map(|keep| {
+                    let kept: HashSet<NodeId> = keep.iter().copied().collect();
+                    let mut e = base.clone();
+                    for c in &all {
+                        if !kept.contains(c) {
+                            e.0.insert(*c, Edit::Delete);
+                        }
+                    }
+                    if let Some(h) = head {
+                        if !kept.contains(&h) {
+                            // keep is never empty and h is its only non-element: promote the first.
+                            let first = keep[0];
+                            e.0.insert(first, Edit::Replace(r.tree.node(first).children[1]));
+                        }
+                    }
+                    e
+                })
+                .collect();
+            self.try_batch(r, batch)
         })?;
         Ok(())
     }
@@ -420,8 +470,9 @@ impl Reducer<'_> {
         }
         found.sort_by_key(|&d| (r.tree.node(d).tokens, d));
         found.truncate(self.opts.max_replacements);
-        for d in found {
-            if self.try_edits(r, r.state.with(n, Edit::Replace(d)))? {
+        for chunk in found.chunks(self.opts.jobs.max(1)) {
+            let batch = chunk.iter().map(|&d| r.state.with(n, Edit::Replace(d))).collect();
+            if self.try_batch(r, batch)?.is_some() {
                 return Ok(());
             }
         }

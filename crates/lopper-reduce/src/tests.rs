@@ -65,3 +65,19 @@ fn an_uninteresting_original_is_an_error() {
     let r = reduce(&f, "int x;\n", &mut no, &Options::default(), &mut |_, _| Ok(()));
     assert!(matches!(r, Err(crate::ReduceError::NotInteresting(crate::Verdict::NotInteresting))));
 }
+
+#[test]
+fn lookahead_batches_change_nothing_but_speed() {
+    let src = "int g(int a, int b) { return a * b; }\nint main(void) { int x = g(1, 2), y = 3; if (x) { y++; } return crash(x, y); }\n";
+    let pred = |c: &str| c.contains("crash(x") && c.contains("int main");
+    let f = Frontend::new(Language::C).unwrap();
+    let mut results = Vec::new();
+    for jobs in [1, 2, 5] {
+        let opts = Options { jobs, ..Options::default() };
+        let mut oracle = |c: &str| pred(c);
+        let out = reduce(&f, src, &mut oracle, &opts, &mut |_, _| Ok(())).unwrap();
+        results.push((out.text, out.stats.tests, out.stats.candidates, out.stats.cache_hits, out.stats.accepted));
+    }
+    assert_eq!(results[0], results[1]);
+    assert_eq!(results[0], results[2]);
+}
