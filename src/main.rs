@@ -186,7 +186,8 @@ fn grammar_show(grammar: &str) -> Result<(), Fail> {
         let g = lopper_grammar::load_tree_sitter_json(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{grammar}: {e}")))?;
         lopper_grammar::normalize(&g).map_err(|e| Fail(exit::BAD_INPUT, format!("{grammar}: {e}")))?
     };
-    print!("{}", pnf.show());
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = std::io::stdout().lock().write_all(pnf.show().as_bytes());
     Ok(())
 }
 
