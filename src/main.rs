@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use lopper_parse::{Frontend, Language};
-use lopper_reduce::{reduce, Options, ReduceError, ScriptOracle, Stats, Verdict};
+use lopper_reduce::{reduce, Criteria, Options, ReduceError, ScriptOracle, Stats, Verdict};
 use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 /// Exit codes, documented in docs/cli.md.
 mod exit {
     pub const ERROR: u8 = 1;
+    pub const USAGE: u8 = 2;
     pub const BAD_INPUT: u8 = 3;
     pub const BAD_TEST: u8 = 4;
     pub const NOT_INTERESTING: u8 = 5;
@@ -38,13 +39,30 @@ struct Cli {
 
 #[derive(Args, Debug)]
 struct ReduceArgs {
-    /// The interestingness test: an executable that gets the candidate's path as $1 and
-    /// exits 0 while the candidate is still interesting.
-    #[arg(required = true)]
-    test: Option<PathBuf>,
-    /// The program to reduce. Reduced in place (the original kept as FILE.orig) unless -o.
-    #[arg(required = true)]
-    file: Option<PathBuf>,
+    /// TEST FILE: the interestingness test (an executable that gets the candidate's path as
+    /// $1 and exits 0 while the candidate is still interesting) and the program to reduce,
+    /// in place (the original kept as FILE.orig) unless -o. With --test-cmd, FILE alone.
+    #[arg(required = true, num_args = 1..=2, value_names = ["TEST", "FILE"])]
+    args: Vec<PathBuf>,
+    /// A shell command line to use as the test instead of a TEST file; the candidate's path
+    /// is $1 (e.g. --test-cmd 'gcc -c "$1" 2>&1 | grep -q ICE').
+    #[arg(long, value_name = "SHELL COMMAND")]
+    test_cmd: Option<String>,
+    /// Exit status that counts as interesting (repeatable; default 0).
+    #[arg(long, value_name = "N")]
+    interesting_exit_code: Vec<i32>,
+    /// Interesting only if the test's standard output matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    stdout_regex: Option<String>,
+    /// Interesting only if the test's standard error matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    stderr_regex: Option<String>,
+    /// Also give the candidate to the test on standard input.
+    #[arg(long)]
+    stdin: bool,
+    /// Keep every test run's temporary directory (their root is printed) for debugging.
+    #[arg(long)]
+    keep_temps: bool,
     /// Write the result here instead of reducing FILE in place.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
@@ -201,8 +219,24 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
-    let (test, file) = (a.test.expect("clap requires TEST"), a.file.expect("clap requires FILE"));
+    let (test, file) = match (&a.test_cmd, a.args.as_slice()) {
+        (Some(_), [file]) => (None, file.clone()),
+        (None, [test, file]) => (Some(test.clone()), file.clone()),
+        (Some(_), _) => return Err(Fail(exit::USAGE, "with --test-cmd, give only FILE".into())),
+        (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or --test-cmd 'COMMAND' FILE)".into())),
+    };
     let Algorithm::Perses = a.algorithm;
+    let regex = |r: &Option<String>, flag: &str| -> Result<Option<regex::Regex>, Fail> {
+        r.as_deref()
+            .map(|r| regex::Regex::new(r).map_err(|e| Fail(exit::USAGE, format!("{flag}: {e}"))))
+            .transpose()
+    };
+    let criteria = Criteria {
+        exit_codes: if a.interesting_exit_code.is_empty() { vec![0] } else { a.interesting_exit_code.clone() },
+        stdout: regex(&a.stdout_regex, "--stdout-regex")?,
+        stderr: regex(&a.stderr_regex, "--stderr-regex")?,
+        stdin: a.stdin,
+    };
     let lang = language(&file, a.lang.as_deref())?;
     let text = read_program(&file)?;
     let f = frontend(lang)?;
@@ -218,9 +252,20 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let file_name = file.file_name().ok_or_else(|| Fail(exit::BAD_INPUT, format!("{} is not a file", file.display())))?.to_os_string();
     let timeout = Duration::from_secs_f64(a.timeout);
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let mut oracle = ScriptOracle::new(&test, file_name.clone(), timeout, interrupt.clone())
-        .map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?
-        .with_jobs(jobs);
+    let oracle = match (&test, &a.test_cmd) {
+        (Some(t), _) => ScriptOracle::new(t, file_name.clone(), timeout, interrupt.clone()),
+        (None, Some(cmd)) => ScriptOracle::shell(cmd, file_name.clone(), timeout, interrupt.clone()),
+        (None, None) => unreachable!("checked above"),
+    };
+    let mut oracle = oracle.map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?.with_jobs(jobs).with_criteria(criteria).keep_temps(a.keep_temps);
+    if a.keep_temps && !a.quiet {
+        eprintln!("lopper: keeping test directories under {}", oracle.temp_root().display());
+    }
+    let test_name = match (&test, &a.test_cmd) {
+        (Some(t), _) => t.display().to_string(),
+        (None, Some(cmd)) => format!("sh -c '{cmd}'"),
+        (None, None) => unreachable!("checked above"),
+    };
     let out_path = a.output.clone().unwrap_or_else(|| file.clone());
     let in_place = a.output.is_none();
     let orig = PathBuf::from(format!("{}.orig", file.display()));
@@ -262,7 +307,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     };
     let opts = Options { fixpoint: !a.no_fixpoint, reject_invalid: !a.test_invalid, jobs, ..Options::default() };
     if !quiet {
-        eprintln!("lopper: reducing {} ({}) with {}, {jobs} test(s) at a time ...", file.display(), lang.name(), test.display());
+        eprintln!("lopper: reducing {} ({}) with {test_name}, {jobs} test(s) at a time ...", file.display(), lang.name());
     }
     let result = reduce(&f, &text, &mut oracle, &opts, &mut on_best);
     if tty && !quiet {
@@ -276,13 +321,15 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
                 Verdict::TimedOut => format!("the test did not finish within {} s (--timeout)", a.timeout),
                 _ => "the test exited non-zero on it".to_string(),
             };
+            let reproduce = match (&test, &a.test_cmd) {
+                (Some(t), _) => format!("{} \"$d/{}\"", fs::canonicalize(t).unwrap_or(t.clone()).display(), file_name.to_string_lossy()),
+                (_, Some(cmd)) => format!("sh -c '{cmd}' lopper-test \"$d/{}\"", file_name.to_string_lossy()),
+                (None, None) => unreachable!("checked above"),
+            };
             let mut msg = format!(
-                "the original {} is not interesting: {why}.\n  reproduce: cp {} /tmp/{} && (cd /tmp && {} /tmp/{}); echo \"exit $?\"",
+                "the original {} is not interesting: {why}.\n  reproduce: d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {reproduce}); echo \"exit $?\"",
                 file.display(),
-                file.display(),
-                file_name.to_string_lossy(),
-                fs::canonicalize(&test).unwrap_or(test.clone()).display(),
-                file_name.to_string_lossy()
+                fs::canonicalize(&file).unwrap_or(file.clone()).display(),
             );
             if let Some(r) = report.filter(|r| !r.output.trim().is_empty()) {
                 let tail: Vec<&str> = r.output.lines().rev().take(15).collect();

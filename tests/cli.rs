@@ -123,3 +123,57 @@ fn ctrl_c_mid_run_leaves_an_interesting_file_and_no_temporaries() {
     assert_eq!(fs::read_to_string(case.path("big.c.orig")).unwrap(), src);
     assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "the temporary root is removed");
 }
+
+const NEEDLE_SRC: &str = "int a(void) { return 1; }\nint b(void) { return needle(); }\nint c(void) { return 3; }\n";
+
+/// Runs lopper with `args` then FILE (no TEST argument), returning the reduced text.
+fn lopper_with(case: &Case, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).arg(&case.program).output().unwrap();
+    assert_exit(&out, 0);
+    fs::read_to_string(&case.program).unwrap()
+}
+
+#[test]
+fn interesting_exit_codes_and_output_patterns() {
+    // Interesting: exit 3 and "boom" on stderr, both only while `needle` is there.
+    let case = Case::new("a.c", NEEDLE_SRC, "if grep -q needle \"$1\"; then echo 'boom: needle' >&2; exit 3; fi; exit 0");
+    let out = case.lopper(&["-q"]);
+    assert_exit(&out, 5); // exit 3 is not interesting by default
+    let test = case.test.to_str().unwrap().to_string();
+    let reduced = lopper_with(&case, &["-q", "--interesting-exit-code", "3", "--stderr-regex", "boom: .*needle", &test]);
+    assert!(reduced.contains("needle") && !reduced.contains("return 1"), "{reduced}");
+    // A pattern that never matches makes the original uninteresting.
+    let case = Case::new("a.c", NEEDLE_SRC, "echo quiet; exit 0");
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).args(["--stdout-regex", "loud"]).arg(&case.test).arg(&case.program).output().unwrap();
+    assert_exit(&out, 5);
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).args(["--stdout-regex", "("]).arg(&case.test).arg(&case.program).output().unwrap();
+    assert_exit(&out, 2);
+}
+
+#[test]
+fn test_cmd_and_stdin_replace_the_script() {
+    let case = Case::new("a.c", NEEDLE_SRC, "exit 0");
+    let reduced = lopper_with(&case, &["-q", "--test-cmd", "grep -q needle \"$1\""]);
+    assert!(reduced.contains("needle") && !reduced.contains("return 3"), "{reduced}");
+    let case = Case::new("a.c", NEEDLE_SRC, "exit 0");
+    let reduced = lopper_with(&case, &["-q", "--stdin", "--test-cmd", "grep -q needle"]);
+    assert!(reduced.contains("needle") && !reduced.contains("return 3"), "{reduced}");
+    // --test-cmd with TEST and FILE is a usage error.
+    let out = case.lopper(&["--test-cmd", "true"]);
+    assert_exit(&out, 2);
+}
+
+#[test]
+fn keep_temps_keeps_the_run_directories() {
+    let case = Case::new("a.c", NEEDLE_SRC, "grep -q needle \"$1\"");
+    let tmp = case.path("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).env("TMPDIR", &tmp).arg("--keep-temps").arg(&case.test).arg(&case.program).output().unwrap();
+    assert_exit(&out, 0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("keeping test directories under"));
+    let roots: Vec<_> = fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(roots.len(), 1);
+    let runs = fs::read_dir(&roots[0]).unwrap().count();
+    assert!(runs >= 3, "{runs} run directories kept");
+    assert!(roots[0].join("t1").join("a.c").exists(), "each run keeps its candidate under the input's name");
+}

@@ -3,6 +3,9 @@
 //! complement-only, no-restart form (Hodován & Kiss, "Practical Improvements to the
 //! Minimizing Delta Debugging Algorithm", ICSOFT 2016).
 
+/// Given candidate lists in order, the index of the first on which the test passes.
+pub type FirstPassing<'a, T, E> = dyn FnMut(&[Vec<T>]) -> Result<Option<usize>, E> + 'a;
+
 /// Minimizes `items` to a 1-minimal subsequence on which the test holds (removing any
 /// single remaining item makes it fail), assuming it holds on `items` itself.
 ///
@@ -21,11 +24,7 @@
 ///
 /// # Errors
 /// The first error `first` returns stops the search and is returned.
-pub fn ddmin<T: Clone, E>(
-    items: Vec<T>,
-    lookahead: usize,
-    first: &mut dyn FnMut(&[Vec<T>]) -> Result<Option<usize>, E>,
-) -> Result<Vec<T>, E> {
+pub fn ddmin<T: Clone, E>(items: Vec<T>, lookahead: usize, first: &mut FirstPassing<T, E>) -> Result<Vec<T>, E> {
     let mut c = items;
     if c.len() < 2 {
         return Ok(c);

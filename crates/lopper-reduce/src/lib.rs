@@ -9,7 +9,7 @@ pub mod ddmin;
 pub mod oracle;
 pub mod perses;
 
-pub use oracle::{Oracle, OracleError, RunReport, ScriptOracle, Verdict};
+pub use oracle::{Criteria, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
 pub use perses::{reduce, Options, Outcome, ReduceError, Stats};
 
 #[cfg(test)]

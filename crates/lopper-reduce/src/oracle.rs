@@ -95,7 +95,9 @@ pub struct RunReport {
 /// Runs an executable interestingness test.
 #[derive(Debug)]
 pub struct ScriptOracle {
-    test: PathBuf,
+    test: TestCommand,
+    criteria: Criteria,
+    keep_temps: bool,
     file_name: OsString,
     timeout: Duration,
     root: tempfile::TempDir,
@@ -105,11 +107,53 @@ pub struct ScriptOracle {
     interrupt: Arc<AtomicBool>,
 }
 
+/// What runs as the interestingness test.
+#[derive(Clone, Debug)]
+pub enum TestCommand {
+    /// An executable file, run with the candidate's path as its one argument.
+    Script(PathBuf),
+    /// A shell command line, run by `sh -c` with the candidate's path as `$1`.
+    Shell(String),
+}
+
+/// When a finished run counts as interesting. The default: exit status 0, any output.
+#[derive(Clone, Debug)]
+pub struct Criteria {
+    /// Exit statuses that count as interesting (death by a signal never does).
+    pub exit_codes: Vec<i32>,
+    /// A pattern the test's standard output must match.
+    pub stdout: Option<regex::Regex>,
+    /// A pattern the test's standard error must match.
+    pub stderr: Option<regex::Regex>,
+    /// Also feed the candidate to the test's standard input.
+    pub stdin: bool,
+}
+
+impl Default for Criteria {
+    fn default() -> Self {
+        Criteria { exit_codes: vec![0], stdout: None, stderr: None, stdin: false }
+    }
+}
+
+impl Criteria {
+    fn needs_output(&self) -> bool {
+        self.stdout.is_some() || self.stderr.is_some()
+    }
+}
+
 /// One test process in flight.
 struct Running {
     child: std::process::Child,
     dir: PathBuf,
     started: Instant,
+    capture: bool,
+}
+
+/// How a run ended, before the criteria judge it.
+#[derive(Clone, Copy, Debug)]
+enum Ending {
+    Exited(std::process::ExitStatus),
+    TimedOut,
 }
 
 impl ScriptOracle {
@@ -129,9 +173,46 @@ impl ScriptOracle {
         if meta.permissions().mode() & 0o111 == 0 {
             return Err(OracleError::TestNotExecutable(test.to_path_buf()));
         }
-        let test = fs::canonicalize(test)?;
+        let test = TestCommand::Script(fs::canonicalize(test)?);
+        Self::with_command(test, file_name, timeout, interrupt)
+    }
+
+    /// A runner for a shell command line (`sh -c COMMAND` with the candidate's path as
+    /// `$1`); otherwise as [`ScriptOracle::new`].
+    ///
+    /// # Errors
+    /// An I/O error creating the temporary root.
+    pub fn shell(command: &str, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
+        Self::with_command(TestCommand::Shell(command.to_string()), file_name, timeout, interrupt)
+    }
+
+    fn with_command(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
         let root = tempfile::Builder::new().prefix("lopper-").tempdir()?;
-        Ok(ScriptOracle { test, file_name, timeout, root, runs: 0, jobs: 1, cancelled: 0, interrupt })
+        Ok(ScriptOracle {
+            test,
+            criteria: Criteria::default(),
+            keep_temps: false,
+            file_name,
+            timeout,
+            root,
+            runs: 0,
+            jobs: 1,
+            cancelled: 0,
+            interrupt,
+        })
+    }
+
+    /// Judges runs by `criteria` instead of "exit status 0".
+    pub fn with_criteria(mut self, criteria: Criteria) -> Self {
+        self.criteria = criteria;
+        self
+    }
+
+    /// Keeps every run's directory and the temporary root (for debugging a test).
+    pub fn keep_temps(mut self, keep: bool) -> Self {
+        self.keep_temps = keep;
+        self.root.disable_cleanup(keep);
+        self
     }
 
     /// Runs up to `jobs` tests at once in [`Oracle::first_interesting`] (at least 1).
@@ -156,14 +237,14 @@ impl ScriptOracle {
     /// As [`Oracle::test`].
     pub fn run(&mut self, candidate: &str, capture: bool) -> Result<RunReport, OracleError> {
         let mut r = self.start(candidate, capture)?;
-        let verdict = loop {
+        let ending = loop {
             match self.poll(&mut r, Duration::from_millis(50)) {
-                Ok(Some(v)) => break Ok(v),
+                Ok(Some(e)) => break Ok(e),
                 Ok(None) => continue,
                 Err(e) => break Err(e),
             }
         };
-        self.finish(r, capture, verdict)
+        self.finish(r, ending)
     }
 
     /// Writes the candidate into a fresh directory and starts the test there, in its own
@@ -177,57 +258,83 @@ impl ScriptOracle {
         fs::create_dir(&dir)?;
         let path = dir.join(&self.file_name);
         fs::write(&path, candidate)?;
+        let capture = capture || self.criteria.needs_output();
         let out = |name: &str| -> std::io::Result<Stdio> {
             Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() })
         };
-        let child = Command::new(&self.test)
+        let mut cmd = match &self.test {
+            TestCommand::Script(p) => Command::new(p),
+            TestCommand::Shell(line) => {
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(line).arg("lopper-test");
+                c
+            }
+        };
+        let stdin = if self.criteria.stdin { Stdio::from(fs::File::open(&path)?) } else { Stdio::null() };
+        let child = cmd
             .arg(&path)
             .current_dir(&dir)
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(out(".lopper-stdout")?)
             .stderr(out(".lopper-stderr")?)
             .process_group(0)
             .spawn()?;
-        Ok(Running { child, dir, started: Instant::now() })
+        Ok(Running { child, dir, started: Instant::now(), capture })
     }
 
-    /// Waits up to `slice` for the test: its verdict once known (a timeout is one).
-    fn poll(&self, r: &mut Running, slice: Duration) -> Result<Option<Verdict>, OracleError> {
+    /// Waits up to `slice` for the test: how it ended, once it has (a timeout is an end).
+    fn poll(&self, r: &mut Running, slice: Duration) -> Result<Option<Ending>, OracleError> {
         let left = self.timeout.saturating_sub(r.started.elapsed());
         if left.is_zero() {
-            return Ok(Some(Verdict::TimedOut));
+            return Ok(Some(Ending::TimedOut));
         }
         if self.interrupt.load(Ordering::SeqCst) {
             return Err(OracleError::Interrupted);
         }
-        Ok(r.child.wait_timeout(left.min(slice))?.map(|status| {
-            if status.success() {
-                Verdict::Interesting
-            } else {
-                Verdict::NotInteresting
-            }
-        }))
+        Ok(r.child.wait_timeout(left.min(slice))?.map(Ending::Exited))
     }
 
     /// Kills the test's whole process group (the test itself on timeout, interrupt or
     /// cancellation, and in every case any grandchild it left behind; ESRCH is fine),
-    /// reaps it, reads its output if captured, and removes its directory.
-    fn finish(&self, mut r: Running, capture: bool, verdict: Result<Verdict, OracleError>) -> Result<RunReport, OracleError> {
+    /// reaps it, judges it by the criteria (reading its output when they need it), and
+    /// removes its directory unless temporaries are kept.
+    fn finish(&self, mut r: Running, ending: Result<Ending, OracleError>) -> Result<RunReport, OracleError> {
         let _ = killpg(Pid::from_raw(r.child.id() as i32), Signal::SIGKILL);
         let _ = r.child.wait();
         let elapsed = r.started.elapsed();
-        let mut output = String::new();
-        if capture {
-            for name in [".lopper-stdout", ".lopper-stderr"] {
-                if let Ok(bytes) = fs::read(r.dir.join(name)) {
-                    let tail = &bytes[bytes.len().saturating_sub(64 * 1024)..];
-                    output.push_str(&String::from_utf8_lossy(tail));
+        let read = |name: &str| -> String {
+            fs::read(r.dir.join(name))
+                .map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(1 << 20)..]).into_owned())
+                .unwrap_or_default()
+        };
+        let (stdout, stderr) = if r.capture { (read(".lopper-stdout"), read(".lopper-stderr")) } else { Default::default() };
+        if !self.keep_temps {
+            let _ = fs::remove_dir_all(&r.dir);
+        }
+        let verdict = match ending? {
+            Ending::TimedOut => Verdict::TimedOut,
+            Ending::Exited(status) => {
+                let code_ok = status.code().is_some_and(|c| self.criteria.exit_codes.contains(&c));
+                let out_ok = self.criteria.stdout.as_ref().is_none_or(|re| re.is_match(&stdout));
+                let err_ok = self.criteria.stderr.as_ref().is_none_or(|re| re.is_match(&stderr));
+                if code_ok && out_ok && err_ok {
+                    Verdict::Interesting
+                } else {
+                    Verdict::NotInteresting
                 }
             }
-        }
-        let _ = fs::remove_dir_all(&r.dir);
-        Ok(RunReport { verdict: verdict?, elapsed, output })
+        };
+        Ok(RunReport { verdict, elapsed, output: format!("{}{}", tail(&stdout), tail(&stderr)) })
     }
+}
+
+/// The last 64 KiB of `s`, cut at a character boundary.
+fn tail(s: &str) -> &str {
+    let mut i = s.len().saturating_sub(64 * 1024);
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    &s[i..]
 }
 
 impl Oracle for ScriptOracle {
@@ -271,10 +378,15 @@ impl Oracle for ScriptOracle {
             let mut i = 0;
             while i < running.len() {
                 match self.poll(&mut running[i].1, slice) {
-                    Ok(Some(v)) => {
+                    Ok(Some(ending)) => {
                         let (idx, r) = running.swap_remove(i);
-                        verdicts[idx] = Some(v);
-                        let _ = self.finish(r, false, Ok(v));
+                        match self.finish(r, Ok(ending)) {
+                            Ok(report) => verdicts[idx] = Some(report.verdict),
+                            Err(e) => {
+                                failed = Some(e);
+                                break;
+                            }
+                        }
                     }
                     Ok(None) => i += 1,
                     Err(e) => {
@@ -290,7 +402,7 @@ impl Oracle for ScriptOracle {
         for (idx, r) in running {
             // Speculative runs past the answer (or all runs, on interrupt) are cancelled.
             self.cancelled += (verdicts[idx].is_none()) as usize;
-            let _ = self.finish(r, false, Ok(Verdict::NotInteresting));
+            let _ = self.finish(r, Ok(Ending::TimedOut));
         }
         let n = result?;
         Ok(verdicts[..n].iter().map(|v| v.expect("a known prefix")).collect())
