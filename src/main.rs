@@ -13,12 +13,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Exit codes, documented in docs/cli.md.
+/// The sanity runs' limit when --timeout is not given, and the most a derived one may be.
+const MAX_DERIVED_TIMEOUT: f64 = 300.0;
+
 mod exit {
     pub const ERROR: u8 = 1;
     pub const USAGE: u8 = 2;
     pub const BAD_INPUT: u8 = 3;
     pub const BAD_TEST: u8 = 4;
     pub const NOT_INTERESTING: u8 = 5;
+    pub const FLAKY: u8 = 6;
+    pub const TOO_SLOW: u8 = 7;
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -70,8 +75,9 @@ struct ReduceArgs {
     #[arg(long, value_name = "LANG")]
     lang: Option<String>,
     /// Time limit of one test run, in seconds; the test's process group is killed then.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
-    timeout: f64,
+    /// Default: 10x the original's slowest sanity run, at least 10 s, at most 300 s.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
     /// Run up to N tests at once (speculatively, in candidate order; the result is the
     /// same for every N). Default: the number of cores.
     #[arg(short, long, value_name = "N")]
@@ -209,6 +215,23 @@ fn grammar_show(grammar: &str) -> Result<(), Fail> {
     Ok(())
 }
 
+/// Runs of the original before reducing (the reducer's own first test makes one more).
+const SANITY_RUNS: usize = 2;
+
+/// The last lines of a test's output, indented, for an error message ("" if none).
+fn output_tail(output: &str) -> String {
+    if output.trim().is_empty() {
+        return String::new();
+    }
+    let lines: Vec<&str> = output.lines().rev().take(15).collect();
+    let mut s = String::from("\n  the test's last output lines:");
+    for l in lines.iter().rev() {
+        s.push_str("\n    ");
+        s.push_str(l);
+    }
+    s
+}
+
 /// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -240,8 +263,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let lang = language(&file, a.lang.as_deref())?;
     let text = read_program(&file)?;
     let f = frontend(lang)?;
-    if !a.timeout.is_finite() || a.timeout <= 0.0 {
-        return Err(Fail(exit::BAD_INPUT, "--timeout must be a positive number of seconds".into()));
+    if a.timeout.is_some_and(|t| !t.is_finite() || t <= 0.0) {
+        return Err(Fail(exit::USAGE, "--timeout must be a positive number of seconds".into()));
     }
     let interrupt = Arc::new(AtomicBool::new(false));
     {
@@ -250,7 +273,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
     let file_name = file.file_name().ok_or_else(|| Fail(exit::BAD_INPUT, format!("{} is not a file", file.display())))?.to_os_string();
-    let timeout = Duration::from_secs_f64(a.timeout);
+    let timeout = Duration::from_secs_f64(a.timeout.unwrap_or(MAX_DERIVED_TIMEOUT));
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let oracle = match (&test, &a.test_cmd) {
         (Some(t), _) => ScriptOracle::new(t, file_name.clone(), timeout, interrupt.clone()),
@@ -309,6 +332,57 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     if !quiet {
         eprintln!("lopper: reducing {} ({}) with {test_name}, {jobs} test(s) at a time ...", file.display(), lang.name());
     }
+    let reproduce = {
+        let run = match (&test, &a.test_cmd) {
+            (Some(t), _) => format!("{} \"$d/{}\"", fs::canonicalize(t).unwrap_or(t.clone()).display(), file_name.to_string_lossy()),
+            (_, Some(cmd)) => format!("sh -c '{cmd}' lopper-test \"$d/{}\"", file_name.to_string_lossy()),
+            (None, None) => unreachable!("checked above"),
+        };
+        let abs = fs::canonicalize(&file).unwrap_or(file.clone());
+        format!("  reproduce: d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {run}); echo \"exit $?\"", abs.display())
+    };
+    // Sanity runs of the original, before any reduction: not interesting, too slow and
+    // flaky each get their own message and exit code.
+    let mut sanity: Vec<lopper_reduce::RunReport> = Vec::new();
+    for _ in 0..SANITY_RUNS {
+        match oracle.run(&text, true) {
+            Ok(r) => sanity.push(r),
+            Err(lopper_reduce::OracleError::Interrupted) => return Err(Fail(exit::INTERRUPTED, "interrupted before the first test finished; nothing was changed".into())),
+            Err(e) => return Err(Fail(exit::BAD_TEST, format!("cannot run the test: {e}"))),
+        }
+    }
+    let limit = oracle.timeout().as_secs_f64();
+    if let Some(r) = sanity.iter().find(|r| r.verdict == Verdict::TimedOut) {
+        let msg = format!("the test is too slow on the original {}: it did not finish within {limit} s (--timeout).\n{reproduce}{}", file.display(), output_tail(&r.output));
+        return Err(Fail(exit::TOO_SLOW, msg));
+    }
+    let yes = sanity.iter().filter(|r| r.verdict == Verdict::Interesting).count();
+    if yes == 0 {
+        let msg = format!("the original {} is not interesting: the test said no ({} runs).\n{reproduce}{}", file.display(), sanity.len(), output_tail(&sanity[0].output));
+        return Err(Fail(exit::NOT_INTERESTING, msg));
+    }
+    if yes < sanity.len() {
+        let no = sanity.iter().find(|r| r.verdict != Verdict::Interesting).expect("a no");
+        let msg = format!(
+            "the test is flaky: on the unchanged original {} it said yes {yes} times and no {} times; a reducer needs a deterministic test.\n{reproduce}{}",
+            file.display(),
+            sanity.len() - yes,
+            output_tail(&no.output)
+        );
+        return Err(Fail(exit::FLAKY, msg));
+    }
+    if a.timeout.is_none() {
+        let slowest = sanity.iter().map(|r| r.elapsed.as_secs_f64()).fold(0.0, f64::max);
+        oracle.set_timeout(Duration::from_secs_f64((10.0 * slowest).clamp(10.0, MAX_DERIVED_TIMEOUT)));
+    }
+    if !quiet {
+        eprintln!(
+            "lopper: the original is interesting ({} sanity runs, {:.2} s each at most); time limit per test {:.1} s",
+            sanity.len(),
+            sanity.iter().map(|r| r.elapsed.as_secs_f64()).fold(0.0, f64::max),
+            oracle.timeout().as_secs_f64()
+        );
+    }
     let result = reduce(&f, &text, &mut oracle, &opts, &mut on_best);
     if tty && !quiet {
         eprintln!();
@@ -316,31 +390,9 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let outcome = match result {
         Ok(o) => o,
         Err(ReduceError::NotInteresting(v)) => {
-            let report = oracle.run(&text, true).ok();
-            let why = match v {
-                Verdict::TimedOut => format!("the test did not finish within {} s (--timeout)", a.timeout),
-                _ => "the test exited non-zero on it".to_string(),
-            };
-            let reproduce = match (&test, &a.test_cmd) {
-                (Some(t), _) => format!("{} \"$d/{}\"", fs::canonicalize(t).unwrap_or(t.clone()).display(), file_name.to_string_lossy()),
-                (_, Some(cmd)) => format!("sh -c '{cmd}' lopper-test \"$d/{}\"", file_name.to_string_lossy()),
-                (None, None) => unreachable!("checked above"),
-            };
-            let mut msg = format!(
-                "the original {} is not interesting: {why}.\n  reproduce: d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {reproduce}); echo \"exit $?\"",
-                file.display(),
-                fs::canonicalize(&file).unwrap_or(file.clone()).display(),
-            );
-            if let Some(r) = report.filter(|r| !r.output.trim().is_empty()) {
-                let tail: Vec<&str> = r.output.lines().rev().take(15).collect();
-                msg.push_str("\n  the test's last output lines:\n");
-                for l in tail.iter().rev() {
-                    msg.push_str("    ");
-                    msg.push_str(l);
-                    msg.push('\n');
-                }
-            }
-            return Err(Fail(exit::NOT_INTERESTING, msg));
+            // The sanity runs said yes; this one did not.
+            let msg = format!("the test is flaky: it said yes on the original {SANITY_RUNS} times, then {v:?}.\n{reproduce}");
+            return Err(Fail(exit::FLAKY, msg));
         }
         Err(ReduceError::Oracle(lopper_reduce::OracleError::Interrupted)) => {
             return Err(Fail(exit::INTERRUPTED, "interrupted before the first test finished; nothing was changed".into()));

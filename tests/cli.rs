@@ -59,7 +59,8 @@ fn a_hanging_test_is_killed_with_its_process_group() {
     let marker = case.dir.path().join("grandchild-ran");
     let t = Instant::now();
     let out = case.lopper(&["--timeout", "1"]);
-    assert_exit(&out, 5);
+    assert_exit(&out, 7);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("too slow"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did not finish within 1 s"));
     assert!(t.elapsed() < Duration::from_secs(20), "lopper must not wait for the test's 30 s sleep");
     // No process of the test group survives: the marker's writer was killed.
@@ -176,4 +177,20 @@ fn keep_temps_keeps_the_run_directories() {
     let runs = fs::read_dir(&roots[0]).unwrap().count();
     assert!(runs >= 3, "{runs} run directories kept");
     assert!(roots[0].join("t1").join("a.c").exists(), "each run keeps its candidate under the input's name");
+}
+
+#[test]
+fn a_flaky_test_exits_6_and_a_derived_time_limit_is_reported() {
+    // Says yes, then no, then yes, ...: flaky on the unchanged original.
+    let case = Case::new("a.c", SRC, "d=$(dirname \"$0\"); n=$(cat \"$d/count\" 2>/dev/null || echo 0); echo $((n + 1)) > \"$d/count\"; [ $((n % 2)) -eq 0 ]");
+    let out = case.lopper(&[]);
+    assert_exit(&out, 6);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("flaky") && err.contains("reproduce: d=$(mktemp -d)"), "{err}");
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), SRC);
+    // A fast, steady test: the default limit is 10x its time with a 10 s floor.
+    let case = Case::new("a.c", NEEDLE_SRC, "grep -q needle \"$1\"");
+    let out = case.lopper(&[]);
+    assert_exit(&out, 0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("time limit per test 10.0 s"), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -221,6 +221,16 @@ impl ScriptOracle {
         self
     }
 
+    /// The per-run time limit.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Changes the per-run time limit (e.g. once the original's run time is known).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
     /// Speculative test runs that were killed because an earlier candidate was interesting.
     pub fn cancelled(&self) -> usize {
         self.cancelled
