@@ -95,8 +95,11 @@ struct ReduceArgs {
     #[arg(long, value_name = "PATH")]
     stats: Option<PathBuf>,
     /// Print only errors.
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "verbose")]
     quiet: bool,
+    /// Without a terminal, log every new best program instead of a line every 2 s.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -297,34 +300,48 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let started = Instant::now();
     let mut last_report = Instant::now() - Duration::from_secs(10);
     let mut saved_orig = false;
-    let mut on_best = |best: &str, s: &Stats| -> std::io::Result<()> {
-        if in_place && !saved_orig {
-            if orig.exists() {
-                if !quiet {
-                    eprintln!("lopper: keeping the existing {}", orig.display());
+    // A live progress line on a terminal; plain log lines (every 2 s, or every new best
+    // with -v) otherwise.
+    let bar = (tty && !quiet).then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("a valid template"));
+        b.enable_steady_tick(Duration::from_millis(120));
+        b
+    });
+    let verbose = a.verbose;
+    let progress = |s: &Stats| {
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        format!(
+            "{} / {} tokens ({:.1}%) | {} tests, {} cache hits, {:.1} tests/s | round {} {}",
+            s.tokens_after,
+            s.tokens_before,
+            100.0 * s.tokens_after as f64 / s.tokens_before.max(1) as f64,
+            s.tests,
+            s.cache_hits,
+            s.tests as f64 / secs,
+            s.rounds,
+            s.pass
+        )
+    };
+    let mut on_best = |best: Option<&str>, s: &Stats| -> std::io::Result<()> {
+        if let Some(best) = best {
+            if in_place && !saved_orig {
+                if orig.exists() {
+                    if !quiet {
+                        eprintln!("lopper: keeping the existing {}", orig.display());
+                    }
+                } else {
+                    fs::copy(&file, &orig)?;
                 }
-            } else {
-                fs::copy(&file, &orig)?;
+                saved_orig = true;
             }
-            saved_orig = true;
+            write_atomically(&out_path, best)?;
         }
-        write_atomically(&out_path, best)?;
-        if !quiet && last_report.elapsed() >= Duration::from_millis(if tty { 200 } else { 2000 }) {
+        if let Some(b) = &bar {
+            b.set_message(progress(s));
+        } else if !quiet && ((verbose && best.is_some()) || last_report.elapsed() >= Duration::from_secs(2)) {
             last_report = Instant::now();
-            let line = format!(
-                "[{:7.1}s] round {} | {} -> {} tokens ({:.1}%) | {} tests",
-                started.elapsed().as_secs_f64(),
-                s.rounds,
-                s.tokens_before,
-                s.tokens_after,
-                100.0 * s.tokens_after as f64 / s.tokens_before.max(1) as f64,
-                s.tests
-            );
-            if tty {
-                eprint!("\r\x1b[2K{line}");
-            } else {
-                eprintln!("{line}");
-            }
+            eprintln!("[{:7.1}s] {}", started.elapsed().as_secs_f64(), progress(s));
         }
         Ok(())
     };
@@ -384,8 +401,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         );
     }
     let result = reduce(&f, &text, &mut oracle, &opts, &mut on_best);
-    if tty && !quiet {
-        eprintln!();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
     }
     let outcome = match result {
         Ok(o) => o,

@@ -123,6 +123,16 @@ fn ctrl_c_mid_run_leaves_an_interesting_file_and_no_temporaries() {
     assert!(now.len() < src.len());
     assert_eq!(fs::read_to_string(case.path("big.c.orig")).unwrap(), src);
     assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "the temporary root is removed");
+    // Running lopper again on the file continues from there and keeps the true original.
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).env("TMPDIR", &tmp).arg(&case.test).arg(&case.program).output().unwrap();
+    assert_exit(&out, 0);
+    let resumed = fs::read_to_string(&case.program).unwrap();
+    if resumed != now {
+        assert!(String::from_utf8_lossy(&out.stderr).contains("keeping the existing"));
+    }
+    assert!(case.passes(&case.program) && resumed.len() <= now.len(), "{resumed}");
+    assert_eq!(fs::read_to_string(case.path("big.c.orig")).unwrap(), src);
+    assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
 }
 
 const NEEDLE_SRC: &str = "int a(void) { return 1; }\nint b(void) { return needle(); }\nint c(void) { return 3; }\n";

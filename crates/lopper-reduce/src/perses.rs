@@ -82,6 +82,9 @@ pub struct Stats {
     pub total_seconds: f64,
     /// Seconds of the first test of the original.
     pub first_test_seconds: f64,
+    /// The transformation now running: `"comments"`, `"list"` (star/plus/optional
+    /// deletion) or `"replace"` (regular-node replacement).
+    pub pass: &'static str,
 }
 
 impl Stats {
@@ -120,8 +123,10 @@ pub enum ReduceError {
     Oracle(OracleError),
 }
 
-/// Called with every new best program and its token count; an error stops the reduction.
-pub type OnBest<'a> = dyn FnMut(&str, &Stats) -> std::io::Result<()> + 'a;
+/// Called with `Some(program)` for every new best program, and with `None` after every
+/// batch of tests (for progress displays), each time with the counts so far; an error stops
+/// the reduction.
+pub type OnBest<'a> = dyn FnMut(Option<&str>, &Stats) -> std::io::Result<()> + 'a;
 
 /// Reduces `input` with the Perses algorithm.
 ///
@@ -215,6 +220,7 @@ struct Round {
 impl Reducer<'_> {
     fn run(&mut self, mut tree: Tree) -> Result<(), OracleError> {
         // Comments are trivia: drop them all at once if the test allows.
+        self.set_pass(Pass::Other);
         let plain = tree.render(&EditSet::default(), self.render);
         let tokens = tree.token_count();
         if plain != self.best && self.first_interesting(&[plain], |_| tokens)?.is_none() {
@@ -244,15 +250,15 @@ impl Reducer<'_> {
             }
             match r.tree.node(n).kind {
                 NodeKind::Star | NodeKind::Optional => {
-                    self.pass = Pass::List;
+                    self.set_pass(Pass::List);
                     self.reduce_list(r, n, true)?
                 }
                 NodeKind::Plus => {
-                    self.pass = Pass::List;
+                    self.set_pass(Pass::List);
                     self.reduce_list(r, n, false)?
                 }
                 NodeKind::Regular | NodeKind::Opaque => {
-                    self.pass = Pass::Replace;
+                    self.set_pass(Pass::Replace);
                     self.reduce_regular(r, n)?
                 }
                 NodeKind::Token => {}
@@ -272,6 +278,15 @@ impl Reducer<'_> {
             }
         }
         Ok(())
+    }
+
+    fn set_pass(&mut self, p: Pass) {
+        self.pass = p;
+        self.stats.pass = match p {
+            Pass::List => "list",
+            Pass::Replace => "replace",
+            Pass::Other => "comments",
+        };
     }
 
     /// Tests `edits` as a candidate; on success it becomes the round's state.
@@ -369,7 +384,9 @@ impl Reducer<'_> {
             self.stats.accepted += 1;
             self.stats.replace_accepted += (self.pass == Pass::Replace) as usize;
             self.stats.tokens_after = tokens(w);
-            (self.on_best)(&self.best, &self.stats).map_err(OracleError::Io)?;
+            (self.on_best)(Some(&self.best), &self.stats).map_err(OracleError::Io)?;
+        } else if !to_test.is_empty() {
+            (self.on_best)(None, &self.stats).map_err(OracleError::Io)?;
         }
         Ok(winner)
     }
