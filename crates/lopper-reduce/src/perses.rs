@@ -144,6 +144,9 @@ pub fn reduce(
     on_best: &mut OnBest,
 ) -> Result<Outcome, ReduceError> {
     let started = Instant::now();
+    let mut checker = frontend.checker(input)?;
+    // The checker already parsed `input`: counting its errors re-uses that tree.
+    let best_errors = checker.errors(input)?;
     let mut r = Reducer {
         frontend,
         g: frontend.grammar(),
@@ -152,8 +155,8 @@ pub fn reduce(
         on_best,
         rejected: HashSet::new(),
         best: input.to_string(),
-        best_errors: frontend.syntax_errors(input)?,
-        checker: frontend.checker(input)?,
+        best_errors,
+        checker,
         stats: Stats::default(),
         render: RenderOptions::default(),
         pass: Pass::Other,
