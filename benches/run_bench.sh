@@ -8,7 +8,9 @@
 #   CORPUS_DIR    default: ../shared/bench (relative to the repository root)
 #   OUT_DIR       default: target/bench
 #   CASE_FILTER   only cases whose name contains this string
+#   ALGORITHM     environment: the --algorithm to run (default perses)
 set -euo pipefail
+algorithm=${ALGORITHM:-perses}
 root=$(cd "$(dirname "$0")/.." && pwd)
 setup=0
 if [ "${1:-}" = "--setup" ]; then setup=1; shift; fi
@@ -30,7 +32,7 @@ for case in "$corpus"/*/; do
   echo "== $name" | tee -a "$out/runs.txt"
   start=$(date +%s.%N)
   set +e
-  "$lopper" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
+  "$lopper" --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
   rc=$?
   set -e
   wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")

@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use lopper_parse::{Frontend, Language};
-use lopper_reduce::{reduce, Criteria, Options, ReduceError, ScriptOracle, Stats, Verdict};
+use lopper_reduce::{reduce, Criteria, GrammarCheck, Options, ReduceError, ScriptOracle, Stats, Verdict};
 use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -47,8 +47,11 @@ struct ReduceArgs {
     /// TEST FILE: the interestingness test (an executable that gets the candidate's path as
     /// $1 and exits 0 while the candidate is still interesting) and the program to reduce,
     /// in place (the original kept as FILE.orig) unless -o. With --test-cmd, FILE alone.
-    #[arg(required = true, num_args = 1..=2, value_names = ["TEST", "FILE"])]
+    #[arg(required_unless_present = "list_algorithms", num_args = 1..=2, value_names = ["TEST", "FILE"])]
     args: Vec<PathBuf>,
+    /// List the reduction algorithms with their sources, and exit.
+    #[arg(long)]
+    list_algorithms: bool,
     /// A shell command line to use as the test instead of a TEST file; the candidate's path
     /// is $1 (e.g. --test-cmd 'gcc -c "$1" 2>&1 | grep -q ICE').
     #[arg(long, value_name = "SHELL COMMAND")]
@@ -107,6 +110,26 @@ enum Algorithm {
     /// Perses (Sun et al., ICSE 2018): priority worklist over the PNF tree, ddmin on
     /// Kleene lists, subsumption-based replacement, fixpoint.
     Perses,
+    /// ddmin (Zeller & Hildebrandt, TSE 2002) over lines.
+    DdminLines,
+    /// ddmin (Zeller & Hildebrandt, TSE 2002) over tokens.
+    DdminTokens,
+    /// HDD (Misherghi & Su, ICSE 2006) over the plain parse tree.
+    Hdd,
+    /// HDD* (Misherghi & Su, ICSE 2006): HDD until nothing changes.
+    HddFixpoint,
+}
+
+impl Algorithm {
+    fn engine(self) -> lopper_reduce::Algorithm {
+        match self {
+            Algorithm::Perses => lopper_reduce::Algorithm::Perses,
+            Algorithm::DdminLines => lopper_reduce::Algorithm::DdminLines,
+            Algorithm::DdminTokens => lopper_reduce::Algorithm::DdminTokens,
+            Algorithm::Hdd => lopper_reduce::Algorithm::Hdd,
+            Algorithm::HddFixpoint => lopper_reduce::Algorithm::HddFixpoint,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -245,13 +268,18 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
+    if a.list_algorithms {
+        for (_, name, about) in lopper_reduce::Algorithm::ALL {
+            println!("{name:14} {about}");
+        }
+        return Ok(());
+    }
     let (test, file) = match (&a.test_cmd, a.args.as_slice()) {
         (Some(_), [file]) => (None, file.clone()),
         (None, [test, file]) => (Some(test.clone()), file.clone()),
         (Some(_), _) => return Err(Fail(exit::USAGE, "with --test-cmd, give only FILE".into())),
         (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or --test-cmd 'COMMAND' FILE)".into())),
     };
-    let Algorithm::Perses = a.algorithm;
     let regex = |r: &Option<String>, flag: &str| -> Result<Option<regex::Regex>, Fail> {
         r.as_deref()
             .map(|r| regex::Regex::new(r).map_err(|e| Fail(exit::USAGE, format!("{flag}: {e}"))))
@@ -345,7 +373,11 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         }
         Ok(())
     };
-    let opts = Options { fixpoint: !a.no_fixpoint, reject_invalid: !a.test_invalid, jobs, ..Options::default() };
+    let algorithm = a.algorithm.engine();
+    let baseline = algorithm != lopper_reduce::Algorithm::Perses;
+    // Baselines know no grammar: their invalid candidates are tested, and counted.
+    let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
+    let opts = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm, jobs, ..Options::default() };
     if !quiet {
         eprintln!("lopper: reducing {} ({}) with {test_name}, {jobs} test(s) at a time ...", file.display(), lang.name());
     }
@@ -460,7 +492,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         let json = serde_json::json!({
             "file": file.display().to_string(),
             "language": lang.name(),
-            "algorithm": "perses",
+            "algorithm": lopper_reduce::Algorithm::ALL.iter().find(|x| x.0 == algorithm).map_or("?", |x| x.1),
             "interrupted": outcome.interrupted,
             "tokens_before": s.tokens_before,
             "tokens_after": s.tokens_after,

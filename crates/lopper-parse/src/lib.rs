@@ -164,6 +164,16 @@ impl Frontend {
         Ok(Parsed { tree, stats })
     }
 
+    /// Parses `text` into the plain tree-sitter parse tree, without PNF matching: every
+    /// inner CST node becomes an opaque node over its children (the tree HDD works on).
+    ///
+    /// # Errors
+    /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
+    pub fn parse_plain(&self, text: &str) -> Result<Tree, ParseError> {
+        let cst = self.cst(text)?;
+        Ok(matcher::convert_plain(&self.grammar, text, cst.root_node()))
+    }
+
     /// Counts ERROR and MISSING nodes in tree-sitter's parse of `text`: 0 for a program
     /// the grammar accepts.
     ///

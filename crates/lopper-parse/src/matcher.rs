@@ -14,7 +14,16 @@ use std::rc::Rc;
 
 /// Converts a tree-sitter CST over `src` into a PNF tree.
 pub(crate) fn convert(g: &PnfGrammar, src: &str, root: tree_sitter::Node) -> (Tree, MatchStats) {
-    let mut c = Conv { g, src, b: TreeBuilder::new(src.to_string()), stats: MatchStats::default() };
+    convert_with(g, src, root, false)
+}
+
+/// Converts a tree-sitter CST into a tree of opaque nodes that mirrors it (no matching).
+pub(crate) fn convert_plain(g: &PnfGrammar, src: &str, root: tree_sitter::Node) -> Tree {
+    convert_with(g, src, root, true).0
+}
+
+fn convert_with(g: &PnfGrammar, src: &str, root: tree_sitter::Node, plain: bool) -> (Tree, MatchStats) {
+    let mut c = Conv { g, src, b: TreeBuilder::new(src.to_string()), stats: MatchStats::default(), plain };
     let root_id = match c.convert(root, None, None) {
         Some(id) => id,
         // An empty program: one opaque node without tokens.
@@ -36,6 +45,8 @@ struct Conv<'a> {
     src: &'a str,
     b: TreeBuilder,
     stats: MatchStats,
+    /// Skip matching: every inner node stays opaque (the plain parse tree).
+    plain: bool,
 }
 
 impl<'a> Conv<'a> {
@@ -63,7 +74,7 @@ impl<'a> Conv<'a> {
         let items = self.items(n);
         if n.is_error() {
             self.stats.syntax_errors += 1;
-        } else {
+        } else if !self.plain {
             // Anonymous nodes with children (unnamed aliases of a rule) are matched too, but
             // only named nodes count in the statistics.
             let named = n.is_named();

@@ -30,9 +30,11 @@ pub struct Options {
     /// At most this many replacement candidates per regular node, smallest first
     /// (Perses 2.0 uses 100).
     pub max_replacements: usize,
-    /// Skip (without testing) candidates that tree-sitter parses with more ERROR/MISSING
-    /// nodes than the current best. Default: on.
-    pub reject_invalid: bool,
+    /// What to do with candidates that tree-sitter parses with more ERROR/MISSING nodes
+    /// than the current best. Default: [`GrammarCheck::Reject`].
+    pub grammar_check: GrammarCheck,
+    /// The reduction algorithm. Default: [`Algorithm::Perses`].
+    pub algorithm: Algorithm,
     /// Candidates handed to the oracle at once (the next ones in order, each assuming the
     /// ones before fail), so a parallel oracle can test them together. The result does not
     /// depend on it. Default: 1.
@@ -41,8 +43,54 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { fixpoint: true, bfs_depth: 5, max_replacements: 100, reject_invalid: true, jobs: 1 }
+        Options {
+            fixpoint: true,
+            bfs_depth: 5,
+            max_replacements: 100,
+            grammar_check: GrammarCheck::Reject,
+            algorithm: Algorithm::Perses,
+            jobs: 1,
+        }
     }
+}
+
+/// Handling of candidates with new syntax errors (tree-sitter ERROR/MISSING nodes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GrammarCheck {
+    /// Reject them without a test (counted as invalid).
+    Reject,
+    /// Test them anyway, but count them as invalid (for baselines that know no grammar).
+    Count,
+}
+
+/// A reduction algorithm. All share the oracle, the cache and the statistics, so a
+/// benchmark compares the algorithms and nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Perses (Sun et al., ICSE 2018): priority worklist over the PNF tree, ddmin on
+    /// Kleene lists, subsumption-based replacement, fixpoint.
+    Perses,
+    /// ddmin (Zeller & Hildebrandt, TSE 2002) over the lines of the program.
+    DdminLines,
+    /// ddmin over the program's tokens.
+    DdminTokens,
+    /// HDD (Misherghi & Su, ICSE 2006): level by level over the plain tree-sitter parse
+    /// tree (no PNF), ddmin over each level's nodes.
+    Hdd,
+    /// HDD* : HDD repeated on the re-parsed result until a pass removes nothing.
+    HddFixpoint,
+}
+
+impl Algorithm {
+    /// Every algorithm with its `--algorithm` name and a one-line description with its
+    /// source.
+    pub const ALL: [(Algorithm, &'static str, &'static str); 5] = [
+        (Algorithm::Perses, "perses", "Perses (Sun et al., ICSE 2018): PNF tree, largest node first, ddmin on lists, subsumption replacement, fixpoint"),
+        (Algorithm::DdminLines, "ddmin-lines", "ddmin (Zeller & Hildebrandt, TSE 2002) over lines"),
+        (Algorithm::DdminTokens, "ddmin-tokens", "ddmin (Zeller & Hildebrandt, TSE 2002) over tokens"),
+        (Algorithm::Hdd, "hdd", "HDD (Misherghi & Su, ICSE 2006): ddmin level by level over the plain parse tree"),
+        (Algorithm::HddFixpoint, "hdd-fixpoint", "HDD* (Misherghi & Su, ICSE 2006): HDD repeated until nothing changes"),
+    ];
 }
 
 /// Counts of one reduction. Times are wall-clock.
@@ -229,6 +277,18 @@ impl Reducer<'_> {
         if plain != self.best && self.first_interesting(&[plain], |_| tokens)?.is_none() {
             self.render.keep_comments = true;
         }
+        match self.opts.algorithm {
+            Algorithm::Perses => {}
+            Algorithm::DdminLines => return self.ddmin_lines(),
+            Algorithm::DdminTokens => {
+                let mut r = Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false };
+                self.stats.rounds += 1;
+                self.set_pass(Pass::List);
+                let tokens: Vec<NodeId> = (0..r.tree.len() as u32).map(NodeId).filter(|&n| r.tree.node(n).kind == NodeKind::Token).collect();
+                return self.ddmin_delete(&mut r, tokens);
+            }
+            Algorithm::Hdd | Algorithm::HddFixpoint => return self.hdd(),
+        }
         loop {
             self.stats.rounds += 1;
             let mut round = Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false };
@@ -333,8 +393,8 @@ impl Reducer<'_> {
             } else if self.rejected.contains(&h) || !in_batch.insert(h) {
                 Screen::Cached
             } else {
-                let errors = if self.opts.reject_invalid { self.checker.errors(t).unwrap_or(usize::MAX) } else { 0 };
-                if self.opts.reject_invalid && errors > self.best_errors {
+                let errors = self.checker.errors(t).unwrap_or(usize::MAX);
+                if self.opts.grammar_check == GrammarCheck::Reject && errors > self.best_errors {
                     Screen::Invalid
                 } else {
                     Screen::Test(errors)
@@ -362,9 +422,11 @@ impl Reducer<'_> {
                     self.stats.invalid += 1;
                     self.rejected.insert(*h);
                 }
-                Screen::Test(_) => {
+                Screen::Test(errors) => {
                     let v = *tested.next().expect("one verdict per tested candidate");
                     self.stats.tests += 1;
+                    // Only reachable with GrammarCheck::Count: tested, but invalid.
+                    self.stats.invalid += (*errors > self.best_errors) as usize;
                     match self.pass {
                         Pass::List => self.stats.list_tests += 1,
                         Pass::Replace => self.stats.replace_tests += 1,
@@ -381,9 +443,7 @@ impl Reducer<'_> {
             let Screen::Test(errors) = screens[w].1 else { unreachable!("only tested candidates win") };
             self.best = texts[w].clone();
             self.best_errors = errors;
-            if self.opts.reject_invalid {
-                let _ = self.checker.set_base(&self.best);
-            }
+            let _ = self.checker.set_base(&self.best);
             self.stats.accepted += 1;
             self.stats.replace_accepted += (self.pass == Pass::Replace) as usize;
             self.stats.tokens_after = tokens(w);
@@ -466,6 +526,76 @@ impl Reducer<'_> {
                 && t.node(en.children[1]).symbol.is_some_and(|s| self.g.subsumes(slot, s))
         };
         elements.iter().all(|&e| pair_ok(e)).then_some(h)
+    }
+
+    /// ddmin over `items` of the round's tree, deleting the ones not kept.
+    fn ddmin_delete(&mut self, r: &mut Round, items: Vec<NodeId>) -> Result<(), OracleError> {
+        let base = r.state.clone();
+        let all = items.clone();
+        ddmin(items, self.opts.jobs, &mut |keeps: &[Vec<NodeId>]| {
+            let batch = keeps
+                .iter()
+                .map(|keep| {
+                    let kept: HashSet<NodeId> = keep.iter().copied().collect();
+                    let mut e = base.clone();
+                    e.0.extend(all.iter().filter(|c| !kept.contains(c)).map(|c| (*c, Edit::Delete)));
+                    e
+                })
+                .collect();
+            self.try_batch(r, batch)
+        })?;
+        Ok(())
+    }
+
+    /// ddmin over lines: the program is its lines, candidates keep a subsequence of them.
+    fn ddmin_lines(&mut self) -> Result<(), OracleError> {
+        self.stats.rounds += 1;
+        self.set_pass(Pass::List);
+        let lines: Vec<String> = self.best.split_inclusive('\n').map(str::to_string).collect();
+        let frontend = self.frontend;
+        ddmin((0..lines.len()).collect(), self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
+            let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
+            self.first_interesting(&texts, |w| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count()))
+        })?;
+        Ok(())
+    }
+
+    /// HDD (Misherghi & Su, Algorithm 1) on the plain parse tree: for each level from the
+    /// root down, ddmin over that level's live nodes; HDD* repeats on the re-parsed result.
+    fn hdd(&mut self) -> Result<(), OracleError> {
+        loop {
+            self.stats.rounds += 1;
+            self.set_pass(Pass::List);
+            let tree = match self.frontend.parse_plain(&self.best) {
+                Ok(t) => t,
+                Err(_) => return Ok(()),
+            };
+            let mut depth = vec![0usize; tree.len()];
+            let mut order = vec![tree.root()];
+            let mut i = 0;
+            while i < order.len() {
+                let n = order[i];
+                for &c in &tree.node(n).children {
+                    depth[c.0 as usize] = depth[n.0 as usize] + 1;
+                    order.push(c);
+                }
+                i += 1;
+            }
+            let mut r = Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false };
+            let mut level = 0;
+            loop {
+                // `order` is breadth-first, so one level's nodes are contiguous and in order.
+                let nodes: Vec<NodeId> = order.iter().copied().filter(|n| depth[n.0 as usize] == level && r.live[n.0 as usize]).collect();
+                if nodes.is_empty() && !order.iter().any(|n| depth[n.0 as usize] > level) {
+                    break;
+                }
+                self.ddmin_delete(&mut r, nodes)?;
+                level += 1;
+            }
+            if !r.progress || self.opts.algorithm == Algorithm::Hdd {
+                return Ok(());
+            }
+        }
     }
 
     /// `reduceRegular`: replace the node by its smallest interesting compatible descendant.
