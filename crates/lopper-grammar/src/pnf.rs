@@ -171,6 +171,7 @@ impl PnfGrammar {
 /// [`GrammarError::UndefinedSymbol`] when a rule refers to a name that is neither a rule nor
 /// an external token; [`GrammarError::NoStartRule`] for a grammar without rules.
 pub fn normalize(g: &Grammar) -> Result<PnfGrammar, GrammarError> {
+    let g = &blank_hidden_externals(g);
     let mut n = Normalizer { symbols: Vec::new(), by_name: HashMap::new(), aux: HashMap::new(), counter: 0 };
     // Rules first, in file order, so that their ids are stable and the start rule is 0.
     for name in g.rules.keys() {
@@ -360,6 +361,44 @@ impl Normalizer {
         id
     }
 
+}
+
+/// A hidden external token offered as one alternative of a choice (JavaScript's
+/// `_semicolon: choice(_automatic_semicolon, ";")`) is one a scanner may emit with zero
+/// width, so the choice is an optional: `";"?`. Rewriting that alternative to ε lets the
+/// reducer delete the `;` wherever the language inserts it by itself.
+fn blank_hidden_externals(g: &Grammar) -> Grammar {
+    let hidden: std::collections::HashSet<&str> = g
+        .externals
+        .iter()
+        .filter_map(|e| match e {
+            Expr::Symbol(n) if n.starts_with('_') && !g.rules.contains_key(n) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    fn walk(e: &Expr, hidden: &std::collections::HashSet<&str>) -> Expr {
+        match e {
+            Expr::Choice(alts) => Expr::Choice(
+                alts.iter()
+                    .map(|a| match a {
+                        Expr::Symbol(n) if hidden.contains(n.as_str()) => Expr::Blank,
+                        other => walk(other, hidden),
+                    })
+                    .collect(),
+            ),
+            Expr::Seq(xs) => Expr::Seq(xs.iter().map(|x| walk(x, hidden)).collect()),
+            Expr::Repeat(x) => Expr::Repeat(Box::new(walk(x, hidden))),
+            Expr::Repeat1(x) => Expr::Repeat1(Box::new(walk(x, hidden))),
+            Expr::Token(x) => Expr::Token(Box::new(walk(x, hidden))),
+            Expr::Alias { content, value, named } => Expr::Alias { content: Box::new(walk(content, hidden)), value: value.clone(), named: *named },
+            other => other.clone(),
+        }
+    }
+    let mut out = g.clone();
+    for body in out.rules.values_mut() {
+        *body = walk(body, &hidden);
+    }
+    out
 }
 
 /// A compact one-line text of an expression, used to name token symbols.

@@ -177,3 +177,19 @@ fn optional_neighbours_do_not_hide_a_unit_derivation() {
     assert!(!pnf.subsumes(id("decl"), id("attr")), "attr is nullable here, declarator is not");
     assert!(!pnf.subsumes(id("pair"), id("declarator")));
 }
+
+#[test]
+fn a_zero_width_external_alternative_makes_an_optional() {
+    let mut g = grammar_from_rules(
+        "t",
+        vec![
+            ("prog", Repeat(Box::new(sym("stmt")))),
+            ("stmt", Seq(vec![sym("id"), sym("_semi")])),
+            ("_semi", Choice(vec![sym("_auto_semi"), lit(";")])),
+            ("id", Pattern("[a-z]+".into())),
+        ],
+    );
+    g.externals.push(sym("_auto_semi"));
+    let pnf = normalize(&g).unwrap();
+    assert!(pnf.show().contains(r#"_semi ::= ";"?"#), "{}", pnf.show());
+}
