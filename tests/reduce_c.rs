@@ -20,7 +20,7 @@ fn the_shipped_example_reduces_in_place_and_keeps_the_original() {
     let before = tokens(Language::C, EXAMPLE);
     let after = tokens(Language::C, &reduced);
     // Measured: 507 -> 45 tokens.
-    assert!(after <= 50, "{before} -> {after} tokens:\n{reduced}");
+    assert!(after <= 45, "{before} -> {after} tokens:\n{reduced}");
     assert!(reduced.contains("count = inv->items[idx]") || reduced.contains("items["), "{reduced}");
     let stats: serde_json::Value = serde_json::from_str(&fs::read_to_string(case.path("stats.json")).unwrap()).unwrap();
     assert_eq!(stats["tokens_before"], before);
@@ -42,8 +42,8 @@ fn output_flag_leaves_the_input_alone() {
     assert!(!case.path("m.c.orig").exists());
     let reduced = fs::read_to_string(&dest).unwrap();
     assert!(case.passes(&dest));
-    // Measured: 41 -> 9 tokens (`main(void) { undeclared_fn(x); }` style).
-    assert!(tokens(Language::C, &reduced) <= 12, "{reduced}");
+    // Measured: 43 -> 11 tokens (`int main(void) { undeclared_fn(); }`).
+    assert!(tokens(Language::C, &reduced) <= 11, "{reduced}");
 }
 
 #[test]

@@ -60,7 +60,7 @@ fn javac_type_error_reduces_to_its_core() {
     let reduced = fs::read_to_string(&case.program).unwrap();
     assert!(case.passes(&case.program), "{reduced}");
     let (before, after) = (tokens(Language::Java, PROGRAM), tokens(Language::Java, &reduced));
-    // Measured: 322 -> 24 tokens.
-    assert!(after <= 30, "{before} -> {after}:\n{reduced}");
+    // Measured: 261 -> 16 tokens.
+    assert!(after <= 16, "{before} -> {after}:\n{reduced}");
     assert!(reduced.contains("n = label"), "{reduced}");
 }
