@@ -1,7 +1,7 @@
 //! The `lopper` command line: argument parsing, progress, summary and exit codes. All
 //! reduction logic lives in the library crates.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use lopper_parse::{Frontend, Language};
 use lopper_reduce::{reduce, Criteria, GrammarCheck, Options, ReduceError, ScriptOracle, Stats, Verdict};
 use std::fs;
@@ -85,9 +85,10 @@ struct ReduceArgs {
     /// same for every N). Default: the number of cores.
     #[arg(short, long, value_name = "N")]
     jobs: Option<usize>,
-    /// The reduction algorithm.
-    #[arg(long, value_enum, default_value_t = Algorithm::Perses)]
-    algorithm: Algorithm,
+    /// The reduction algorithm: perses, or a baseline (ddmin-lines, ddmin-tokens, hdd,
+    /// hdd-fixpoint); see --list-algorithms.
+    #[arg(long, default_value = "perses", value_parser = parse_algorithm)]
+    algorithm: lopper_reduce::Algorithm,
     /// Stop after one round instead of repeating until a round removes nothing.
     #[arg(long)]
     no_fixpoint: bool,
@@ -105,31 +106,13 @@ struct ReduceArgs {
     verbose: bool,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum Algorithm {
-    /// Perses (Sun et al., ICSE 2018): priority worklist over the PNF tree, ddmin on
-    /// Kleene lists, subsumption-based replacement, fixpoint.
-    Perses,
-    /// ddmin (Zeller & Hildebrandt, TSE 2002) over lines.
-    DdminLines,
-    /// ddmin (Zeller & Hildebrandt, TSE 2002) over tokens.
-    DdminTokens,
-    /// HDD (Misherghi & Su, ICSE 2006) over the plain parse tree.
-    Hdd,
-    /// HDD* (Misherghi & Su, ICSE 2006): HDD until nothing changes.
-    HddFixpoint,
-}
-
-impl Algorithm {
-    fn engine(self) -> lopper_reduce::Algorithm {
-        match self {
-            Algorithm::Perses => lopper_reduce::Algorithm::Perses,
-            Algorithm::DdminLines => lopper_reduce::Algorithm::DdminLines,
-            Algorithm::DdminTokens => lopper_reduce::Algorithm::DdminTokens,
-            Algorithm::Hdd => lopper_reduce::Algorithm::Hdd,
-            Algorithm::HddFixpoint => lopper_reduce::Algorithm::HddFixpoint,
-        }
-    }
+/// Parses an `--algorithm` name (the names `--list-algorithms` prints).
+fn parse_algorithm(name: &str) -> Result<lopper_reduce::Algorithm, String> {
+    lopper_reduce::Algorithm::ALL
+        .iter()
+        .find(|(_, n, _)| *n == name)
+        .map(|(a, _, _)| *a)
+        .ok_or_else(|| format!("unknown algorithm `{name}` (see --list-algorithms)"))
 }
 
 #[derive(Subcommand, Debug)]
@@ -373,7 +356,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         }
         Ok(())
     };
-    let algorithm = a.algorithm.engine();
+    let algorithm = a.algorithm;
     let baseline = algorithm != lopper_reduce::Algorithm::Perses;
     // Baselines know no grammar: their invalid candidates are tested, and counted.
     let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
