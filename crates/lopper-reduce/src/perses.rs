@@ -268,6 +268,13 @@ struct Round {
     progress: bool,
 }
 
+impl Round {
+    /// A round over `tree` with no edits yet.
+    fn new(tree: Tree) -> Round {
+        Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false }
+    }
+}
+
 impl Reducer<'_> {
     fn run(&mut self, mut tree: Tree) -> Result<(), OracleError> {
         // Comments are trivia: drop them all at once if the test allows.
@@ -281,7 +288,7 @@ impl Reducer<'_> {
             Algorithm::Perses => {}
             Algorithm::DdminLines => return self.ddmin_lines(),
             Algorithm::DdminTokens => {
-                let mut r = Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false };
+                let mut r = Round::new(tree);
                 self.stats.rounds += 1;
                 self.set_pass(Pass::List);
                 let tokens: Vec<NodeId> = (0..r.tree.len() as u32).map(NodeId).filter(|&n| r.tree.node(n).kind == NodeKind::Token).collect();
@@ -291,7 +298,7 @@ impl Reducer<'_> {
         }
         loop {
             self.stats.rounds += 1;
-            let mut round = Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false };
+            let mut round = Round::new(tree);
             self.round(&mut round)?;
             if !round.progress || !self.opts.fixpoint {
                 return Ok(());
@@ -581,7 +588,7 @@ impl Reducer<'_> {
                 }
                 i += 1;
             }
-            let mut r = Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false };
+            let mut r = Round::new(tree);
             let mut level = 0;
             loop {
                 // `order` is breadth-first, so one level's nodes are contiguous and in order.
