@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use lopper_parse::{Frontend, Language};
-use lopper_reduce::{reduce, Criteria, GrammarCheck, Options, ReduceError, ScriptOracle, Stats, Verdict};
+use lopper_reduce::{reduce, Criteria, GrammarCheck, Options, ReduceError, ScriptOracle, Stats, TestCommand, Verdict};
 use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -224,6 +224,9 @@ fn grammar_show(grammar: &str) -> Result<(), Fail> {
     Ok(())
 }
 
+/// Ctrl-C before the original's first verdict: nothing was written.
+const INTERRUPTED_EARLY: &str = "interrupted before the first test finished; nothing was changed";
+
 /// Runs of the original before reducing (the reducer's own first test makes one more).
 const SANITY_RUNS: usize = 2;
 
@@ -258,8 +261,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         return Ok(());
     }
     let (test, file) = match (&a.test_cmd, a.args.as_slice()) {
-        (Some(_), [file]) => (None, file.clone()),
-        (None, [test, file]) => (Some(test.clone()), file.clone()),
+        (Some(cmd), [file]) => (TestCommand::Shell(cmd.clone()), file.clone()),
+        (None, [test, file]) => (TestCommand::Script(test.clone()), file.clone()),
         (Some(_), _) => return Err(Fail(exit::USAGE, "with --test-cmd, give only FILE".into())),
         (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or --test-cmd 'COMMAND' FILE)".into())),
     };
@@ -289,19 +292,17 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let file_name = file.file_name().ok_or_else(|| Fail(exit::BAD_INPUT, format!("{} is not a file", file.display())))?.to_os_string();
     let timeout = Duration::from_secs_f64(a.timeout.unwrap_or(MAX_DERIVED_TIMEOUT));
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let oracle = match (&test, &a.test_cmd) {
-        (Some(t), _) => ScriptOracle::new(t, file_name.clone(), timeout, interrupt.clone()),
-        (None, Some(cmd)) => ScriptOracle::shell(cmd, file_name.clone(), timeout, interrupt.clone()),
-        (None, None) => unreachable!("checked above"),
+    let oracle = match &test {
+        TestCommand::Script(t) => ScriptOracle::new(t, file_name.clone(), timeout, interrupt.clone()),
+        TestCommand::Shell(cmd) => ScriptOracle::shell(cmd, file_name.clone(), timeout, interrupt.clone()),
     };
     let mut oracle = oracle.map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?.with_jobs(jobs).with_criteria(criteria).keep_temps(a.keep_temps);
     if a.keep_temps && !a.quiet {
         eprintln!("lopper: keeping test directories under {}", oracle.temp_root().display());
     }
-    let test_name = match (&test, &a.test_cmd) {
-        (Some(t), _) => t.display().to_string(),
-        (None, Some(cmd)) => format!("sh -c '{cmd}'"),
-        (None, None) => unreachable!("checked above"),
+    let test_name = match &test {
+        TestCommand::Script(t) => t.display().to_string(),
+        TestCommand::Shell(cmd) => format!("sh -c '{cmd}'"),
     };
     let out_path = a.output.clone().unwrap_or_else(|| file.clone());
     let in_place = a.output.is_none();
@@ -365,10 +366,9 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         eprintln!("lopper: reducing {} ({}) with {test_name}, {jobs} test(s) at a time ...", file.display(), lang.name());
     }
     let reproduce = {
-        let run = match (&test, &a.test_cmd) {
-            (Some(t), _) => format!("{} \"$d/{}\"", fs::canonicalize(t).unwrap_or(t.clone()).display(), file_name.to_string_lossy()),
-            (_, Some(cmd)) => format!("sh -c '{cmd}' lopper-test \"$d/{}\"", file_name.to_string_lossy()),
-            (None, None) => unreachable!("checked above"),
+        let run = match &test {
+            TestCommand::Script(t) => format!("{} \"$d/{}\"", fs::canonicalize(t).unwrap_or(t.clone()).display(), file_name.to_string_lossy()),
+            TestCommand::Shell(cmd) => format!("sh -c '{cmd}' lopper-test \"$d/{}\"", file_name.to_string_lossy()),
         };
         let abs = fs::canonicalize(&file).unwrap_or(file.clone());
         format!("  reproduce: d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {run}); echo \"exit $?\"", abs.display())
@@ -379,7 +379,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     for _ in 0..SANITY_RUNS {
         match oracle.run(&text, true) {
             Ok(r) => sanity.push(r),
-            Err(lopper_reduce::OracleError::Interrupted) => return Err(Fail(exit::INTERRUPTED, "interrupted before the first test finished; nothing was changed".into())),
+            Err(lopper_reduce::OracleError::Interrupted) => return Err(Fail(exit::INTERRUPTED, INTERRUPTED_EARLY.into())),
             Err(e) => return Err(Fail(exit::BAD_TEST, format!("cannot run the test: {e}"))),
         }
     }
@@ -427,7 +427,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             return Err(Fail(exit::FLAKY, msg));
         }
         Err(ReduceError::Oracle(lopper_reduce::OracleError::Interrupted)) => {
-            return Err(Fail(exit::INTERRUPTED, "interrupted before the first test finished; nothing was changed".into()));
+            return Err(Fail(exit::INTERRUPTED, INTERRUPTED_EARLY.into()));
         }
         Err(e) => return Err(Fail(exit::ERROR, e.to_string())),
     };
