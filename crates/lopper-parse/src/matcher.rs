@@ -293,11 +293,10 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
         out
     }
 
+    /// Builds the node's own subtree over all its items, once `top_ends` said it matches.
     fn build_top(&mut self, c: &mut Conv, sym: SymbolId, end: u32) -> Option<NodeId> {
         let s = self.top_symbol(sym);
-        let id = self.build_expanded(c, s, 0, end)?;
-        // An alias looked through keeps the alias as its symbol when it collapsed to a token.
-        Some(id)
+        self.build_expanded(c, s, 0, end)
     }
 
     /// Builds the subtree of `sym` over items `pos..end` (known to match); `None` if empty.

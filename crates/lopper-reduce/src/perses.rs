@@ -292,7 +292,7 @@ impl Reducer<'_> {
                 self.stats.rounds += 1;
                 self.set_pass(Pass::List);
                 let tokens: Vec<NodeId> = (0..r.tree.len() as u32).map(NodeId).filter(|&n| r.tree.node(n).kind == NodeKind::Token).collect();
-                return self.ddmin_delete(&mut r, tokens);
+                return self.ddmin_delete(&mut r, tokens, None);
             }
             Algorithm::Hdd | Algorithm::HddFixpoint => return self.hdd(),
         }
@@ -477,37 +477,7 @@ impl Reducer<'_> {
             return Ok(());
         }
         let head = if may_empty { self.separated_list_head(r, n, &children) } else { None };
-        let base = r.state.clone();
-        let mut items = children;
-        if let Some(h) = head {
-            items.insert(0, h);
-        }
-        let all = items.clone();
-        let jobs = self.opts.jobs;
-        ddmin(items, jobs, &mut |keeps: &[Vec<NodeId>]| {
-            let batch = keeps
-                .iter()
-                .map(|keep| {
-                    let kept: HashSet<NodeId> = keep.iter().copied().collect();
-                    let mut e = base.clone();
-                    for c in &all {
-                        if !kept.contains(c) {
-                            e.0.insert(*c, Edit::Delete);
-                        }
-                    }
-                    if let Some(h) = head {
-                        if !kept.contains(&h) {
-                            // keep is never empty and h is its only non-element: promote the first.
-                            let first = keep[0];
-                            e.0.insert(first, Edit::Replace(r.tree.node(first).children[1]));
-                        }
-                    }
-                    e
-                })
-                .collect();
-            self.try_batch(r, batch)
-        })?;
-        Ok(())
+        self.ddmin_delete(r, children, head)
     }
 
     /// For a star `n` whose elements are all `sep x` pairs and whose left sibling is a live,
@@ -535,8 +505,13 @@ impl Reducer<'_> {
         elements.iter().all(|&e| pair_ok(e)).then_some(h)
     }
 
-    /// ddmin over `items` of the round's tree, deleting the ones not kept.
-    fn ddmin_delete(&mut self, r: &mut Round, items: Vec<NodeId>) -> Result<(), OracleError> {
+    /// ddmin over `items` of the round's tree, deleting the ones not kept. With `head` (a
+    /// separated list's first element, see [`Self::separated_list_head`]) it joins the
+    /// items, and when it goes the first kept element loses its separator.
+    fn ddmin_delete(&mut self, r: &mut Round, mut items: Vec<NodeId>, head: Option<NodeId>) -> Result<(), OracleError> {
+        if let Some(h) = head {
+            items.insert(0, h);
+        }
         let base = r.state.clone();
         let all = items.clone();
         ddmin(items, self.opts.jobs, &mut |keeps: &[Vec<NodeId>]| {
@@ -546,6 +521,11 @@ impl Reducer<'_> {
                     let kept: HashSet<NodeId> = keep.iter().copied().collect();
                     let mut e = base.clone();
                     e.0.extend(all.iter().filter(|c| !kept.contains(c)).map(|c| (*c, Edit::Delete)));
+                    if head.is_some_and(|h| !kept.contains(&h)) {
+                        // keep is never empty and h is its only non-element: promote the first.
+                        let first = keep[0];
+                        e.0.insert(first, Edit::Replace(r.tree.node(first).children[1]));
+                    }
                     e
                 })
                 .collect();
@@ -596,7 +576,7 @@ impl Reducer<'_> {
                 if nodes.is_empty() && !order.iter().any(|n| depth[n.0 as usize] > level) {
                     break;
                 }
-                self.ddmin_delete(&mut r, nodes)?;
+                self.ddmin_delete(&mut r, nodes, None)?;
                 level += 1;
             }
             if !r.progress || self.opts.algorithm == Algorithm::Hdd {
