@@ -9,6 +9,9 @@
 #   OUT_DIR       default: target/bench
 #   CASE_FILTER   only cases whose name contains this string
 #   ALGORITHM     environment: the --algorithm to run (default perses)
+#   BUDGET        environment: seconds per run; at the budget lopper gets SIGINT and keeps
+#                 its best so far (the row says budget_hit=yes). Default: no budget.
+#   LOPPER        environment: the lopper binary to run (default: build target/release)
 set -euo pipefail
 algorithm=${ALGORITHM:-perses}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,8 +20,15 @@ if [ "${1:-}" = "--setup" ]; then setup=1; shift; fi
 corpus=$(cd "${1:-$root/../shared/bench}" && pwd)
 out=$(mkdir -p "${2:-$root/target/bench}" && cd "${2:-$root/target/bench}" && pwd)
 filter=${3:-}
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-lopper=$root/target/release/lopper
+budget=${BUDGET:-}
+if [ -n "${LOPPER:-}" ]; then
+  lopper=$LOPPER
+else
+  cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+  lopper=$root/target/release/lopper
+fi
+limit=()
+if [ -n "$budget" ]; then limit=(timeout -s INT "$budget"); fi
 : > "$out/runs.txt"
 for case in "$corpus"/*/; do
   name=$(basename "$case")
@@ -32,11 +42,11 @@ for case in "$corpus"/*/; do
   echo "== $name" | tee -a "$out/runs.txt"
   start=$(date +%s.%N)
   set +e
-  "$lopper" --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
+  "${limit[@]}" "$lopper" --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
   rc=$?
   set -e
   wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
-  if [ $rc -eq 0 ] && "$case/interesting.sh" "$work/result.${base##*.}"; then passes=yes; else passes=no; fi
+  if { [ $rc -eq 0 ] || [ $rc -eq 130 ]; } && "$case/interesting.sh" "$work/result.${base##*.}"; then passes=yes; else passes=no; fi
   echo "$name $rc $wall $passes" >> "$out/status.txt"
   # The corpus's own lexical token counter (pygments), when present, for comparison.
   ct_before=""; ct_after=""
@@ -51,6 +61,7 @@ try:
     s = json.load(open(path))
 except Exception:
     s = {}
+s["budget_hit"] = "yes" if s.get("interrupted") else "no"
 s.update(case=name, wall_seconds=float(wall), passes=passes, lexical_before=ct_before, lexical_after=ct_after)
 open(rows, "a").write(json.dumps(s) + "\n")
 PY
@@ -59,7 +70,7 @@ python3 - "$out" <<'PY'
 import json, math, sys
 out = sys.argv[1]
 rows = [json.loads(l) for l in open(f"{out}/rows.jsonl")]
-cols = ["case", "tokens_before", "tokens_after", "pct", "lexical_before", "lexical_after", "tests", "wall_seconds", "invalid_pct", "lopper_pct", "passes"]
+cols = ["case", "algorithm", "tokens_before", "tokens_after", "pct", "lexical_before", "lexical_after", "tests", "wall_seconds", "invalid_pct", "lopper_pct", "passes", "budget_hit"]
 with open(f"{out}/results.csv", "w") as f:
     f.write(",".join(cols) + "\n")
     for r in rows:
@@ -69,13 +80,13 @@ with open(f"{out}/results.csv", "w") as f:
         r["lopper_pct"] = 100.0 * (t - r.get("test_seconds", 0)) / t
         f.write(",".join(str(round(r.get(c, 0), 2)) if isinstance(r.get(c), float) else str(r.get(c, "")) for c in cols) + "\n")
 with open(f"{out}/results.md", "w") as f:
-    f.write("| case | original tokens | final tokens | % of original | final (count_tokens.py) | tests | seconds | invalid candidates | lopper's own time | final passes test |\n")
-    f.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+    f.write("| case | original tokens | final tokens | % of original | final (count_tokens.py) | tests | seconds | invalid candidates | lopper's own time | final passes test | budget hit |\n")
+    f.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
     for r in rows:
-        f.write(f"| {r['case']} | {r.get('tokens_before','-')} | {r.get('tokens_after','-')} | {r['pct']:.2f}% | {r.get('lexical_after') or '-'} | {r.get('tests','-')} | {r['wall_seconds']:.1f} | {r['invalid_pct']:.2f}% | {r['lopper_pct']:.1f}% | {r['passes']} |\n")
+        f.write(f"| {r['case']} | {r.get('tokens_before','-')} | {r.get('tokens_after','-')} | {r['pct']:.2f}% | {r.get('lexical_after') or '-'} | {r.get('tests','-')} | {r['wall_seconds']:.1f} | {r['invalid_pct']:.2f}% | {r['lopper_pct']:.1f}% | {r['passes']} | {r.get('budget_hit', 'no')} |\n")
     ok = [r for r in rows if r.get("tokens_before")]
     if ok:
         g = lambda k: math.exp(sum(math.log(max(r[k], 1e-9)) for r in ok) / len(ok))
-        f.write(f"| geometric mean | {g('tokens_before'):.0f} | {g('tokens_after'):.0f} | {g('pct'):.2f}% | | {g('tests'):.0f} | {g('wall_seconds'):.1f} | | | |\n")
+        f.write(f"| geometric mean | {g('tokens_before'):.0f} | {g('tokens_after'):.0f} | {g('pct'):.2f}% | | {g('tests'):.0f} | {g('wall_seconds'):.1f} | | | | |\n")
 print(open(f"{out}/results.md").read())
 PY
