@@ -51,6 +51,9 @@ pub struct Grammar {
     pub inline: Vec<String>,
     /// Supertype rules: hidden in the CST, but they define subsumption.
     pub supertypes: Vec<String>,
+    /// Names of tokens defined outside the IR (a pest grammar's atomic rules and synthetic
+    /// lexical rules): each is one terminal that its front end knows how to match.
+    pub lexical: Vec<String>,
 }
 
 impl Grammar {

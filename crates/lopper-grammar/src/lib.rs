@@ -13,11 +13,16 @@
 //! ```
 
 mod ir;
+mod normal_form;
+mod pest_file;
 mod pnf;
 mod subsumption;
 mod tree_sitter_json;
 
 pub use ir::{Expr, Grammar};
+pub use normal_form::perses_normalize;
+pub use pest_file::{is_trivia, load_pest, show as show_pest_expr, PestGrammar};
+pub use pest_meta;
 pub use pnf::{grammar_from_rules, normalize, CstKind, PnfGrammar, PnfRule, Symbol, SymbolId, Terminal};
 pub use subsumption::{nullable, Subsumption};
 pub use tree_sitter_json::load_tree_sitter_json;
@@ -42,6 +47,30 @@ pub enum GrammarError {
     /// The grammar has no rules, so no start symbol.
     #[error("grammar has no start rule")]
     NoStartRule,
+    /// A grammar file's syntax is wrong, or it uses a rule it does not define (pest's
+    /// message, with line and column).
+    #[error("{0}")]
+    Syntax(String),
+    /// The grammar uses a construct lopper cannot normalize.
+    #[error("rule `{rule}`: {what}")]
+    Unsupported {
+        /// The rule that uses it.
+        rule: String,
+        /// What it is.
+        what: String,
+    },
+    /// A rule derives no finite text: every alternative refers back to it.
+    #[error("rule `{rule}` can never end: every alternative refers back to it (add an alternative without it)")]
+    NeverEnds {
+        /// The rule.
+        rule: String,
+    },
+    /// Left recursion that normalization cannot remove (through a Kleene star or optional).
+    #[error("left recursion through a repetition or optional among rules {}: write the recursion as `a = {{ a ~ … | … }}`", rules.join(", "))]
+    LeftRecursion {
+        /// The rules on the cycle.
+        rules: Vec<String>,
+    },
 }
 
 #[cfg(test)]

@@ -36,6 +36,9 @@ pub enum Terminal {
     Token,
     /// A token from an external scanner; may be zero-width.
     External,
+    /// A token of a grammar file defined by the front end's own lexical rule of the same
+    /// name (a pest atomic rule); zero-width for predicates.
+    Lexical,
 }
 
 /// The PNF rule of one symbol.
@@ -93,6 +96,21 @@ pub struct PnfGrammar {
 }
 
 impl PnfGrammar {
+    /// Assembles a grammar from its symbols (names unique), computing the lookup tables and
+    /// the subsumption relation.
+    pub fn assemble(name: String, symbols: Vec<Symbol>, start: SymbolId, extras: Vec<String>) -> PnfGrammar {
+        let mut by_cst: HashMap<(String, bool), Vec<SymbolId>> = HashMap::new();
+        let mut by_name = HashMap::new();
+        for (i, s) in symbols.iter().enumerate() {
+            if let Some(c) = &s.cst {
+                by_cst.entry((c.kind.clone(), c.named)).or_default().push(i as SymbolId);
+            }
+            by_name.insert(s.name.clone(), i as SymbolId);
+        }
+        let subsumption = Subsumption::compute(&symbols);
+        PnfGrammar { name, symbols, start, extras, subsumption, by_cst, by_name }
+    }
+
     /// The symbol with this id. Panics on an id from another grammar.
     pub fn symbol(&self, id: SymbolId) -> &Symbol {
         &self.symbols[id as usize]
@@ -186,6 +204,11 @@ pub fn normalize(g: &Grammar) -> Result<PnfGrammar, GrammarError> {
             }
         }
     }
+    for name in &g.lexical {
+        if !n.by_name.contains_key(name) {
+            n.add(name.clone(), PnfRule::Terminal(Terminal::Lexical), None);
+        }
+    }
     let start = *n.by_name.get(g.rules.keys().next().ok_or(GrammarError::NoStartRule)?).unwrap();
     for (name, body) in &g.rules {
         let rule = n.top(name, body)?;
@@ -200,14 +223,7 @@ pub fn normalize(g: &Grammar) -> Result<PnfGrammar, GrammarError> {
             _ => None,
         })
         .collect();
-    let mut by_cst: HashMap<(String, bool), Vec<SymbolId>> = HashMap::new();
-    for (i, s) in n.symbols.iter().enumerate() {
-        if let Some(c) = &s.cst {
-            by_cst.entry((c.kind.clone(), c.named)).or_default().push(i as SymbolId);
-        }
-    }
-    let subsumption = Subsumption::compute(&n.symbols);
-    Ok(PnfGrammar { name: g.name.clone(), symbols: n.symbols, start, extras, subsumption, by_cst, by_name: n.by_name })
+    Ok(PnfGrammar::assemble(g.name.clone(), n.symbols, start, extras))
 }
 
 struct Normalizer {

@@ -193,3 +193,93 @@ fn a_zero_width_external_alternative_makes_an_optional() {
     let pnf = normalize(&g).unwrap();
     assert!(pnf.show().contains(r#"_semi ::= ";"?"#), "{}", pnf.show());
 }
+
+/// The PNF rules of a pest grammar after the full Algorithm 1, one `A ::= …` line each.
+fn perses(src: &str) -> Vec<String> {
+    let g = crate::load_pest("t", src).unwrap();
+    rules(&crate::perses_normalize(&normalize(&g.ir).unwrap()).unwrap())
+}
+
+fn perses_err(src: &str) -> GrammarError {
+    let g = match crate::load_pest("t", src) {
+        Ok(g) => g,
+        Err(e) => return e,
+    };
+    crate::perses_normalize(&normalize(&g.ir).unwrap()).unwrap_err()
+}
+
+#[test]
+fn left_recursion_becomes_a_kleene_star() {
+    let r = perses(r#"expr = { expr ~ "+" ~ term | expr ~ "-" ~ term | term }  term = @{ ASCII_DIGIT+ }"#);
+    assert_eq!(r, vec![r#"expr ::= term expr__star"#, r#"expr__tail ::= "+" term | "-" term"#, "expr__star ::= expr__tail*"]);
+}
+
+#[test]
+fn a_left_recursive_list_of_one_symbol_becomes_a_kleene_plus() {
+    let r = perses(r#"list = { list ~ item | item }  item = { "x" }"#);
+    assert_eq!(r, vec!["list ::= item+", r#"item ::= "x""#]);
+}
+
+#[test]
+fn indirect_left_recursion_is_made_direct_then_removed() {
+    // a ⇒ b "x" ⇒ a "z" "x": indirect. In rule order (Paull), a's alternatives are
+    // substituted into b (b ::= b "x" "z" | "y" "z" | "w"), then b's direct recursion goes:
+    // b = ("y" "z" | "w") ("x" "z")*, and a = b "x" | "y" as before.
+    let r = perses(r#"a = { b ~ "x" | "y" }  b = { a ~ "z" | "w" }"#);
+    assert_eq!(
+        r,
+        vec![r#"a ::= b "x" | "y""#, r#"b ::= "y" "z" b__star | "w" b__star"#, r#"b__tail ::= "x" "z""#, "b__star ::= b__tail*"],
+    );
+}
+
+#[test]
+fn a_right_recursive_separated_list_becomes_a_kleene_star() {
+    let r = perses(r#"list = { item ~ "," ~ list | item }  item = { "x" }"#);
+    assert_eq!(r, vec!["list ::= item list__star", r#"item ::= "x""#, r#"list__tail ::= "," item"#, "list__star ::= list__tail*"]);
+}
+
+#[test]
+fn epsilon_rules_are_removed_and_their_uses_made_optional() {
+    // b derives ε (both parts are optional): b itself loses ε, a's use of it becomes b?.
+    let r = perses(r#"a = { b ~ "x" }  b = { c ~ d }  c = { "c"? }  d = { "d"* }"#);
+    assert_eq!(
+        r,
+        vec![r#"a ::= b__opt "x""#, r#"b ::= "c" d | d__plus"#, r#"d ::= "d"*"#, "b__opt ::= b?", r#"d__plus ::= "d"+"#],
+    );
+}
+
+#[test]
+fn alternatives_that_differ_by_one_symbol_share_an_optional() {
+    let r = perses(r#"a = { "x" ~ "y" ~ "z" | "x" ~ "z" }"#);
+    assert_eq!(r, vec![r#"a ::= "x" y__opt "z""#, r#"y__opt ::= "y"?"#]);
+}
+
+#[test]
+fn a_nullable_start_rule_becomes_optional() {
+    let g = crate::load_pest("t", r#"file = { item* ~ ";"? }  item = { "x" }"#).unwrap();
+    let pnf = crate::perses_normalize(&normalize(&g.ir).unwrap()).unwrap();
+    assert!(pnf.symbol(pnf.start).rule.element().is_some(), "{}", pnf.show());
+    assert!(crate::nullable(&pnf.symbols)[pnf.start as usize]);
+}
+
+#[test]
+fn bad_grammar_files_get_clear_errors() {
+    let e = perses_err("a = { \"x\" ~ }").to_string();
+    assert!(e.contains("1:") && e.contains("expected"), "{e}");
+    let e = perses_err("a = { b }").to_string();
+    assert!(e.contains("b") && e.contains("undefined"), "{e}");
+    assert_eq!(perses_err(r#"a = { "x" ~ a }"#), GrammarError::NeverEnds { rule: "a".into() });
+    assert!(matches!(perses_err(r#"a = { (a ~ "x")* ~ "y" }"#), GrammarError::LeftRecursion { .. }));
+    assert!(matches!(perses_err(r#"a = { PUSH("x") ~ POP }"#), GrammarError::Unsupported { .. }));
+    assert!(matches!(perses_err("//! lopper: start = nope\na = { \"x\" }"), GrammarError::Syntax(_)));
+    assert_eq!(perses_err(""), GrammarError::NoStartRule);
+}
+
+#[test]
+fn lexical_rules_and_inline_ranges_are_terminals() {
+    let g = crate::load_pest("t", "//! lopper: extensions = .foo, bar\nnum = { '0'..'9' ~ ASCII_DIGIT* }  id = @{ ASCII_ALPHA+ }  WHITESPACE = _{ \" \" }").unwrap();
+    assert_eq!(g.extensions, vec!["foo", "bar"]);
+    assert!(g.ir.lexical.contains(&"<'0'..'9'>".to_string()) && g.ir.lexical.contains(&"<ASCII_DIGIT>".to_string()));
+    assert!(g.rules.contains_key("WHITESPACE") && !g.ir.rules.contains_key("WHITESPACE"));
+    assert_eq!(g.ir.rules.keys().next().unwrap(), "num", "the first non-trivia rule starts");
+}
