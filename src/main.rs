@@ -2,7 +2,10 @@
 //! reduction logic lives in the library crates.
 
 use clap::{Args, Parser, Subcommand};
-use lopper_parse::{Frontend, Language};
+mod languages;
+
+use languages::Registry;
+use lopper_parse::Frontend;
 use lopper_reduce::{reduce, Criteria, GrammarCheck, Options, ReduceError, ScriptOracle, Stats, TestCommand, Verdict};
 use std::fs;
 use std::io::{IsTerminal, Write};
@@ -74,9 +77,14 @@ struct ReduceArgs {
     /// Write the result here instead of reducing FILE in place.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
-    /// The language (default: from FILE's extension: .c .h .i, .java, .js .mjs .cjs).
+    /// The language (default: from FILE's extension: .c .h .i, .java, .js .mjs .cjs, and
+    /// those the grammars declare; `lopper languages` lists them).
     #[arg(long, value_name = "LANG")]
     lang: Option<String>,
+    /// A grammar to use: a pest grammar file (NAME.pest) or a tree-sitter grammar folder
+    /// (with src/grammar.json and src/parser.c). Without --lang, FILE is in this language.
+    #[arg(long, value_name = "PATH")]
+    grammar: Option<PathBuf>,
     /// Time limit of one test run, in seconds; the test's process group is killed then.
     /// Default: 10x the original's slowest sanity run, at least 10 s, at most 300 s.
     #[arg(long, value_name = "SECS")]
@@ -124,7 +132,12 @@ enum Command {
         /// The language (default: from the extension).
         #[arg(long)]
         lang: Option<String>,
+        /// A grammar file or tree-sitter grammar folder to parse with.
+        #[arg(long, value_name = "PATH")]
+        grammar: Option<PathBuf>,
     },
+    /// List the languages lopper can load: name, extensions, where each comes from.
+    Languages,
     /// Inspect a language's grammar.
     Grammar {
         #[command(subcommand)]
@@ -136,7 +149,8 @@ enum Command {
 enum GrammarCommand {
     /// Print a grammar's PNF rules and subsumption relation.
     Show {
-        /// A built-in language (c, java, javascript) or a tree-sitter grammar.json file.
+        /// A language name (see `lopper languages`), a pest grammar file, a tree-sitter
+        /// grammar folder, or a tree-sitter grammar.json file.
         grammar: String,
     },
 }
@@ -165,19 +179,38 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Fail> {
     match cli.command {
-        Some(Command::Parse { file, lang }) => parse_cmd(&file, lang.as_deref()),
+        Some(Command::Parse { file, lang, grammar }) => parse_cmd(&file, lang.as_deref(), grammar.as_deref()),
+        Some(Command::Languages) => languages_cmd(),
         Some(Command::Grammar { command: GrammarCommand::Show { grammar } }) => grammar_show(&grammar),
         None => reduce_cmd(cli.reduce),
     }
 }
 
-fn language(file: &Path, lang: Option<&str>) -> Result<Language, Fail> {
-    match lang {
-        Some(l) => Language::from_name(l).ok_or_else(|| Fail(exit::BAD_INPUT, format!("unknown language `{l}` (known: c, java, javascript)"))),
-        None => Language::from_path(file).ok_or_else(|| {
-            Fail(exit::BAD_INPUT, format!("cannot tell the language of {} from its extension; use --lang c|java|javascript", file.display()))
-        }),
+/// Finds and loads FILE's language: `--lang`, else `--grammar`, else by extension.
+fn language(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Result<Frontend, Fail> {
+    let explicit: Vec<PathBuf> = grammar.map(Path::to_path_buf).into_iter().collect();
+    let reg = Registry::discover(&explicit).map_err(|e| Fail(exit::BAD_INPUT, e))?;
+    let entry = match (lang, grammar) {
+        (Some(l), _) => reg.by_name(l).ok_or_else(|| Fail(exit::BAD_INPUT, format!("unknown language `{l}` (known: {})", reg.names())))?,
+        (None, Some(_)) => &reg.entries[0],
+        (None, None) => reg.by_path(file).ok_or_else(|| {
+            Fail(exit::BAD_INPUT, format!("cannot tell the language of {} from its extension; use --lang (known: {}) or --grammar PATH", file.display(), reg.names()))
+        })?,
+    };
+    entry.load().map_err(|e| Fail(exit::BAD_INPUT, e))
+}
+
+fn languages_cmd() -> Result<(), Fail> {
+    let reg = Registry::discover(&[]).map_err(|e| Fail(exit::BAD_INPUT, e))?;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{:<12} {:<20} {:<28} location", "language", "extensions", "found in");
+    for (i, e) in reg.entries.iter().enumerate() {
+        let ext = if e.extensions.is_empty() { "-".to_string() } else { e.extensions.iter().map(|x| format!(".{x}")).collect::<Vec<_>>().join(" ") };
+        let shadow = reg.shadowed(i).map_or(String::new(), |s| format!(" (shadowed by {})", s.origin));
+        let _ = writeln!(out, "{:<12} {:<20} {:<28} {}{}", e.name, ext, e.origin, e.location(), shadow);
     }
+    let _ = writeln!(out, "# tree-sitter grammar folders are compiled once into {}", languages::cache_dir().display());
+    Ok(())
 }
 
 fn read_program(file: &Path) -> Result<String, Fail> {
@@ -185,14 +218,9 @@ fn read_program(file: &Path) -> Result<String, Fail> {
     String::from_utf8(bytes).map_err(|e| Fail(exit::BAD_INPUT, format!("{} is not UTF-8 text (byte {})", file.display(), e.utf8_error().valid_up_to())))
 }
 
-fn frontend(lang: Language) -> Result<Frontend, Fail> {
-    Frontend::new(lang).map_err(|e| Fail(exit::ERROR, e.to_string()))
-}
-
-fn parse_cmd(file: &Path, lang: Option<&str>) -> Result<(), Fail> {
-    let lang = language(file, lang)?;
+fn parse_cmd(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Result<(), Fail> {
+    let f = language(file, lang, grammar)?;
     let text = read_program(file)?;
-    let f = frontend(lang)?;
     let p = f.parse(&text).map_err(|e| Fail(exit::BAD_INPUT, e.to_string()))?;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(p.tree.dump(f.grammar()).as_bytes());
@@ -212,12 +240,15 @@ fn parse_cmd(file: &Path, lang: Option<&str>) -> Result<(), Fail> {
 }
 
 fn grammar_show(grammar: &str) -> Result<(), Fail> {
-    let pnf = if let Some(lang) = Language::from_name(grammar) {
-        frontend(lang)?.grammar().clone()
-    } else {
+    let path = Path::new(grammar);
+    let pnf = if path.extension().is_some_and(|e| e == "json") && path.is_file() {
         let text = fs::read_to_string(grammar).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read grammar {grammar}: {e}")))?;
         let g = lopper_grammar::load_tree_sitter_json(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{grammar}: {e}")))?;
         lopper_grammar::normalize(&g).map_err(|e| Fail(exit::BAD_INPUT, format!("{grammar}: {e}")))?
+    } else if path.exists() {
+        language(path, None, Some(path))?.grammar().clone()
+    } else {
+        language(path, Some(grammar), None)?.grammar().clone()
     };
     // A closed pipe (`| head`) is not an error worth a panic.
     let _ = std::io::stdout().lock().write_all(pnf.show().as_bytes());
@@ -277,9 +308,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         stderr: regex(&a.stderr_regex, "--stderr-regex")?,
         stdin: a.stdin,
     };
-    let lang = language(&file, a.lang.as_deref())?;
+    let f = language(&file, a.lang.as_deref(), a.grammar.as_deref())?;
     let text = read_program(&file)?;
-    let f = frontend(lang)?;
     if a.timeout.is_some_and(|t| !t.is_finite() || t <= 0.0) {
         return Err(Fail(exit::USAGE, "--timeout must be a positive number of seconds".into()));
     }
@@ -363,7 +393,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
     let opts = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm, jobs, ..Options::default() };
     if !quiet {
-        eprintln!("lopper: reducing {} ({}) with {test_name}, {jobs} test(s) at a time ...", file.display(), lang.name());
+        eprintln!("lopper: reducing {} ({}) with {test_name}, {jobs} test(s) at a time ...", file.display(), f.name());
     }
     let reproduce = {
         let run = match &test {
@@ -474,7 +504,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     if let Some(path) = &a.stats {
         let json = serde_json::json!({
             "file": file.display().to_string(),
-            "language": lang.name(),
+            "language": f.name(),
             "algorithm": lopper_reduce::Algorithm::ALL.iter().find(|x| x.0 == algorithm).map_or("?", |x| x.1),
             "interrupted": outcome.interrupted,
             "tokens_before": s.tokens_before,

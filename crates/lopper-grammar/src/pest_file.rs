@@ -38,6 +38,16 @@ pub struct PestGrammar {
     pub extensions: Vec<String>,
 }
 
+/// The file extensions (without dots) a pest grammar's header declares with
+/// `//! lopper: extensions = json, .jsonc` (separated by spaces or commas); empty if none.
+pub fn pest_extensions(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("//!")?.trim().strip_prefix("lopper:")?.split_once('='))
+        .filter(|(k, _)| k.trim() == "extensions")
+        .flat_map(|(_, v)| v.split([' ', ',']).filter(|s| !s.is_empty()).map(|s| s.trim_start_matches('.').to_string()).collect::<Vec<_>>())
+        .collect()
+}
+
 /// Whether a rule is trivia that pest skips implicitly between tokens of non-atomic rules.
 pub fn is_trivia(name: &str) -> bool {
     name == "WHITESPACE" || name == "COMMENT"
@@ -55,7 +65,8 @@ pub fn load_pest(name: &str, text: &str) -> Result<PestGrammar, GrammarError> {
     pest_meta::validator::validate_pairs(pairs.clone())
         .map_err(|es| GrammarError::Syntax(es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))?;
     let mut rules: IndexMap<String, PRule> = IndexMap::new();
-    let (mut extensions, mut start) = (Vec::new(), None);
+    let extensions = pest_extensions(text);
+    let mut start = None;
     for p in pairs {
         match p.as_rule() {
             M::grammar_doc => {
@@ -63,7 +74,7 @@ pub fn load_pest(name: &str, text: &str) -> Result<PestGrammar, GrammarError> {
                 if let Some(rest) = doc.trim().strip_prefix("lopper:") {
                     let (k, v) = rest.split_once('=').unwrap_or((rest, ""));
                     match k.trim() {
-                        "extensions" => extensions = v.split([' ', ',']).filter(|s| !s.is_empty()).map(|s| s.trim_start_matches('.').to_string()).collect(),
+                        "extensions" => {}
                         "start" => start = Some(v.trim().to_string()),
                         other => return Err(GrammarError::Syntax(format!("unknown lopper header key `{other}` (known: extensions, start)"))),
                     }

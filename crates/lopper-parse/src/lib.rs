@@ -8,11 +8,16 @@
 //! children do not match (ERROR nodes, grammar gaps) become opaque nodes; they are counted
 //! in [`MatchStats`].
 
+mod dynamic;
 mod matcher;
+mod pest_front;
 
-use lopper_grammar::{load_tree_sitter_json, normalize, GrammarError, PnfGrammar};
+pub use dynamic::{find_tree_sitter_src, load_tree_sitter_folder};
+use lopper_grammar::{load_pest, load_tree_sitter_json, normalize, perses_normalize, GrammarError, PnfGrammar};
 use lopper_tree::Tree;
+use pest_front::PestBackend;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A built-in language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,6 +89,17 @@ pub enum ParseError {
     /// tree-sitter refused the language (ABI version mismatch) or gave no tree.
     #[error("tree-sitter: {0}")]
     TreeSitter(String),
+    /// A grammar-file language rejected the program (pest's message, with line and column).
+    #[error("the program does not parse with its grammar:\n{0}")]
+    Syntax(String),
+    /// A tree-sitter grammar folder could not be compiled or loaded.
+    #[error("cannot load tree-sitter grammar {path}: {why}")]
+    Load {
+        /// The folder.
+        path: String,
+        /// Why (the compiler's or loader's message).
+        why: String,
+    },
 }
 
 /// How well the CST matched the PNF grammar.
@@ -119,11 +135,18 @@ pub struct Parsed {
     pub stats: MatchStats,
 }
 
-/// A loaded language: its PNF grammar and its tree-sitter parser.
+/// A loaded language: its PNF grammar and the parser that builds trees for it.
 pub struct Frontend {
-    lang: Language,
+    name: String,
     grammar: PnfGrammar,
-    ts: tree_sitter::Language,
+    backend: Backend,
+}
+
+enum Backend {
+    /// A tree-sitter parser whose CST is matched against the PNF grammar.
+    TreeSitter(tree_sitter::Language),
+    /// A grammar file run by pest_vm: the parse tree is the PNF tree.
+    Pest(Arc<PestBackend>),
 }
 
 impl Frontend {
@@ -132,14 +155,37 @@ impl Frontend {
     /// # Errors
     /// [`ParseError::Grammar`] if the vendored grammar does not normalize.
     pub fn new(lang: Language) -> Result<Frontend, ParseError> {
-        let g = load_tree_sitter_json(lang.grammar_json())?;
-        let grammar = normalize(&g)?;
-        Ok(Frontend { lang, grammar, ts: lang.tree_sitter() })
+        Frontend::from_tree_sitter(lang.name(), lang.grammar_json(), lang.tree_sitter())
     }
 
-    /// The language.
-    pub fn language(&self) -> Language {
-        self.lang
+    /// A tree-sitter language given at run time: its `grammar.json` text and its compiled
+    /// parser (see [`load_tree_sitter_folder`]).
+    ///
+    /// # Errors
+    /// [`ParseError::Grammar`] if `grammar.json` does not load or normalize.
+    pub fn from_tree_sitter(name: &str, grammar_json: &str, ts: tree_sitter::Language) -> Result<Frontend, ParseError> {
+        let g = load_tree_sitter_json(grammar_json)?;
+        let grammar = normalize(&g)?;
+        Ok(Frontend { name: name.to_string(), grammar, backend: Backend::TreeSitter(ts) })
+    }
+
+    /// A grammar-file language from the text of a pest grammar: loaded, normalized with the
+    /// full Perses Algorithm 1 ([`perses_normalize`]) and run by pest_vm. Also returns the
+    /// extensions its header declares.
+    ///
+    /// # Errors
+    /// [`ParseError::Grammar`] with a clear message for a grammar that does not load or
+    /// normalize (syntax with line and column, undefined rules, rules that never end, …).
+    pub fn from_pest(name: &str, text: &str) -> Result<(Frontend, Vec<String>), ParseError> {
+        let file = load_pest(name, text)?;
+        let grammar = perses_normalize(&normalize(&file.ir)?)?;
+        let backend = PestBackend::new(&file, &grammar)?;
+        Ok((Frontend { name: name.to_string(), grammar, backend: Backend::Pest(Arc::new(backend)) }, file.extensions))
+    }
+
+    /// The language's name (`c`, `json`, …).
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The PNF grammar.
@@ -147,70 +193,88 @@ impl Frontend {
         &self.grammar
     }
 
-    fn cst(&self, text: &str) -> Result<tree_sitter::Tree, ParseError> {
+    fn cst(ts: &tree_sitter::Language, text: &str) -> Result<tree_sitter::Tree, ParseError> {
         let mut p = tree_sitter::Parser::new();
-        p.set_language(&self.ts).map_err(|e| ParseError::TreeSitter(e.to_string()))?;
+        p.set_language(ts).map_err(|e| ParseError::TreeSitter(e.to_string()))?;
         p.parse(text, None).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))
     }
 
-    /// Parses `text` into a PNF tree. Syntax errors do not fail: they become opaque nodes,
-    /// counted in [`MatchStats::syntax_errors`].
+    /// Parses `text` into a PNF tree. For tree-sitter languages, syntax errors do not fail:
+    /// they become opaque nodes, counted in [`MatchStats::syntax_errors`].
     ///
     /// # Errors
-    /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
+    /// [`ParseError::TreeSitter`] if tree-sitter itself fails; [`ParseError::Syntax`] if a
+    /// grammar-file language rejects the text.
     pub fn parse(&self, text: &str) -> Result<Parsed, ParseError> {
-        let cst = self.cst(text)?;
-        let (tree, stats) = matcher::convert(&self.grammar, text, cst.root_node());
+        let (tree, stats) = match &self.backend {
+            Backend::TreeSitter(ts) => matcher::convert(&self.grammar, text, Self::cst(ts, text)?.root_node()),
+            Backend::Pest(p) => p.parse(&self.grammar, text, false)?,
+        };
         Ok(Parsed { tree, stats })
     }
 
-    /// Parses `text` into the plain tree-sitter parse tree, without PNF matching: every
-    /// inner CST node becomes an opaque node over its children (the tree HDD works on).
+    /// Parses `text` into the plain parse tree, without PNF knowledge: every inner node is
+    /// an opaque node over its children (the tree HDD works on).
     ///
     /// # Errors
-    /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
+    /// As [`Frontend::parse`].
     pub fn parse_plain(&self, text: &str) -> Result<Tree, ParseError> {
-        let cst = self.cst(text)?;
-        Ok(matcher::convert_plain(&self.grammar, text, cst.root_node()))
+        match &self.backend {
+            Backend::TreeSitter(ts) => Ok(matcher::convert_plain(&self.grammar, text, Self::cst(ts, text)?.root_node())),
+            Backend::Pest(p) => Ok(p.parse(&self.grammar, text, true)?.0),
+        }
     }
 
-    /// Counts ERROR and MISSING nodes in tree-sitter's parse of `text`: 0 for a program
-    /// the grammar accepts.
+    /// Counts syntax errors in `text`: ERROR and MISSING nodes of tree-sitter's parse, or
+    /// 1 if a grammar-file language rejects it; 0 for a program the grammar accepts.
     ///
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
     pub fn syntax_errors(&self, text: &str) -> Result<usize, ParseError> {
-        Ok(count_errors(&self.cst(text)?))
+        match &self.backend {
+            Backend::TreeSitter(ts) => Ok(count_errors(&Self::cst(ts, text)?)),
+            Backend::Pest(p) => Ok(p.check(text).is_err() as usize),
+        }
     }
 
-    /// A checker that counts syntax errors of texts close to `base` by incremental
-    /// re-parsing (only the span where a candidate differs from the base is re-lexed).
+    /// A checker that counts syntax errors of texts close to `base`; for tree-sitter by
+    /// incremental re-parsing (only the span where a candidate differs from the base is
+    /// re-lexed).
     ///
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
     pub fn checker(&self, base: &str) -> Result<SyntaxChecker, ParseError> {
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&self.ts).map_err(|e| ParseError::TreeSitter(e.to_string()))?;
-        let tree = parser.parse(base, None).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))?;
-        Ok(SyntaxChecker { parser, base: base.to_string(), tree })
+        match &self.backend {
+            Backend::TreeSitter(ts) => {
+                let mut parser = tree_sitter::Parser::new();
+                parser.set_language(ts).map_err(|e| ParseError::TreeSitter(e.to_string()))?;
+                let tree = parser.parse(base, None).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))?;
+                Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree }))
+            }
+            Backend::Pest(p) => Ok(SyntaxChecker(Checker::Pest(p.clone()))),
+        }
     }
 }
 
-/// Counts syntax errors of candidates against a base text by incremental parsing; see
-/// [`Frontend::checker`]. The count equals [`Frontend::syntax_errors`] of the same text.
-pub struct SyntaxChecker {
-    parser: tree_sitter::Parser,
-    base: String,
-    tree: tree_sitter::Tree,
+/// Counts syntax errors of candidates against a base text; see [`Frontend::checker`]. The
+/// count equals [`Frontend::syntax_errors`] of the same text.
+pub struct SyntaxChecker(Checker);
+
+enum Checker {
+    TreeSitter { parser: tree_sitter::Parser, base: String, tree: tree_sitter::Tree },
+    Pest(Arc<PestBackend>),
 }
 
 impl SyntaxChecker {
-    /// ERROR and MISSING nodes in the parse of `text`.
+    /// Syntax errors in `text` (see [`Frontend::syntax_errors`]).
     ///
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
     pub fn errors(&mut self, text: &str) -> Result<usize, ParseError> {
-        Ok(count_errors(&self.reparse(text)?))
+        match &self.0 {
+            Checker::Pest(p) => Ok(p.check(text).is_err() as usize),
+            Checker::TreeSitter { .. } => Ok(count_errors(&self.reparse(text)?)),
+        }
     }
 
     /// Makes `text` the new base (after a candidate was accepted).
@@ -218,13 +282,20 @@ impl SyntaxChecker {
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
     pub fn set_base(&mut self, text: &str) -> Result<(), ParseError> {
-        self.tree = self.reparse(text)?;
-        self.base = text.to_string();
+        if let Checker::Pest(_) = self.0 {
+            return Ok(());
+        }
+        let new_tree = self.reparse(text)?;
+        if let Checker::TreeSitter { base, tree, .. } = &mut self.0 {
+            *tree = new_tree;
+            *base = text.to_string();
+        }
         Ok(())
     }
 
     fn reparse(&mut self, text: &str) -> Result<tree_sitter::Tree, ParseError> {
-        let (old, new) = (self.base.as_bytes(), text.as_bytes());
+        let Checker::TreeSitter { parser, base, tree } = &mut self.0 else { unreachable!("only tree-sitter re-parses") };
+        let (old, new) = (base.as_bytes(), text.as_bytes());
         let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
         let max_suffix = old.len().min(new.len()) - prefix;
         let suffix = old.iter().rev().zip(new.iter().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
@@ -241,9 +312,9 @@ impl SyntaxChecker {
             old_end_position: point(old, old.len() - suffix),
             new_end_position: point(new, new.len() - suffix),
         };
-        let mut tree = self.tree.clone();
+        let mut tree = tree.clone();
         tree.edit(&edit);
-        self.parser.parse(text, Some(&tree)).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))
+        parser.parse(text, Some(&tree)).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))
     }
 }
 

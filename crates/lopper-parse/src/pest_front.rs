@@ -1,0 +1,140 @@
+//! The grammar-file front end: a pest grammar, normalized to PNF, run by pest_vm.
+//!
+//! Every PNF symbol becomes a pest rule of the same name (regular rules as ordered choices,
+//! `*` `+` `?` rules as pest's repetitions, literals and lexical rules atomic), so each pest
+//! pair is one PNF node and the parse tree *is* the PNF tree: no matching step, nothing
+//! opaque. The start rule runs inside `SOI ~ start ~ EOI`; `WHITESPACE` is skipped silently
+//! and `COMMENT` pairs become the tree's comments.
+
+use crate::{MatchStats, ParseError};
+use lopper_grammar::pest_meta::ast::{Expr as PExpr, Rule as PRule, RuleType};
+use lopper_grammar::pest_meta::optimizer;
+use lopper_grammar::{is_trivia, PestGrammar, PnfGrammar, PnfRule, SymbolId, Terminal};
+use lopper_tree::{NodeId, NodeKind, Tree, TreeBuilder};
+use pest::iterators::Pair;
+use std::collections::HashSet;
+
+/// The wrapper rule: `SOI ~ start ~ EOI`. Not a valid pest identifier, so no clash.
+const FILE_RULE: &str = "<file>";
+
+/// A pest_vm program for a normalized grammar file.
+pub(crate) struct PestBackend {
+    vm: pest_vm::Vm,
+}
+
+impl PestBackend {
+    /// Builds the pest rules of `pnf` (normalized from `file`).
+    pub(crate) fn new(file: &PestGrammar, pnf: &PnfGrammar) -> Result<PestBackend, ParseError> {
+        let mut rules: Vec<PRule> = Vec::new();
+        let mut defined: HashSet<String> = HashSet::new();
+        let ident = |x: SymbolId| Box::new(PExpr::Ident(pnf.symbol(x).name.clone()));
+        for s in &pnf.symbols {
+            let (ty, expr) = match &s.rule {
+                PnfRule::Terminal(Terminal::Str(t)) => (RuleType::Atomic, PExpr::Str(t.clone())),
+                PnfRule::Terminal(Terminal::Lexical) => match file.rules.get(&s.name) {
+                    Some(r) => (r.ty, r.expr.clone()),
+                    None => return Err(ParseError::Grammar(lopper_grammar::GrammarError::Syntax(format!("no lexical rule `{}`", s.name)))),
+                },
+                PnfRule::Terminal(t) => unreachable!("a grammar file has no {t:?} terminals"),
+                PnfRule::Regular(alts) => {
+                    let seqs = alts.iter().map(|a| {
+                        let items: Vec<Box<PExpr>> = a.iter().map(|&x| ident(x)).collect();
+                        items.into_iter().rev().reduce(|acc, x| Box::new(PExpr::Seq(x, acc))).map_or(PExpr::Str(String::new()), |b| *b)
+                    });
+                    let choice = seqs.map(Box::new).rev().reduce(|acc, x| Box::new(PExpr::Choice(x, acc)));
+                    (RuleType::Normal, choice.map_or(PExpr::Str(String::new()), |b| *b))
+                }
+                PnfRule::Star(x) => (RuleType::Normal, PExpr::Rep(ident(*x))),
+                PnfRule::Plus(x) => (RuleType::Normal, PExpr::RepOnce(ident(*x))),
+                PnfRule::Optional(x) => (RuleType::Normal, PExpr::Opt(ident(*x))),
+            };
+            defined.insert(s.name.clone());
+            rules.push(PRule { name: s.name.clone(), ty, expr });
+        }
+        // Rules the PNF no longer has (helpers only lexical rules call, trivia) keep pest's
+        // own definition; whitespace is silent, comments are atomic pairs we record.
+        for r in file.rules.values() {
+            if defined.contains(&r.name) {
+                continue;
+            }
+            let ty = match r.name.as_str() {
+                "WHITESPACE" => RuleType::Silent,
+                "COMMENT" => RuleType::Atomic,
+                _ => r.ty,
+            };
+            rules.push(PRule { name: r.name.clone(), ty, expr: r.expr.clone() });
+        }
+        let start = PExpr::Ident(pnf.symbol(pnf.start).name.clone());
+        let body = PExpr::Seq(Box::new(PExpr::Ident("SOI".into())), Box::new(PExpr::Seq(Box::new(start), Box::new(PExpr::Ident("EOI".into())))));
+        rules.push(PRule { name: FILE_RULE.into(), ty: RuleType::Silent, expr: body });
+        Ok(PestBackend { vm: pest_vm::Vm::new(optimizer::optimize(rules)) })
+    }
+
+    /// Whether `text` parses (pest's error message, with line and column, if not).
+    pub(crate) fn check(&self, text: &str) -> Result<(), String> {
+        self.vm.parse(FILE_RULE, text).map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    /// Parses `text` into the PNF tree; with `plain`, every inner node is opaque (the plain
+    /// parse tree HDD works on).
+    pub(crate) fn parse(&self, pnf: &PnfGrammar, text: &str, plain: bool) -> Result<(Tree, MatchStats), ParseError> {
+        let pairs = self.vm.parse(FILE_RULE, text).map_err(|e| ParseError::Syntax(e.to_string()))?;
+        let mut b = TreeBuilder::new(text.to_string());
+        let mut stats = MatchStats::default();
+        let mut root = None;
+        for p in pairs {
+            if let Some(id) = build(pnf, p, None, &mut b, &mut stats, plain) {
+                root.get_or_insert(id);
+            }
+        }
+        let root = match root {
+            Some(r) => r,
+            None => b.node(NodeKind::Regular, Some(pnf.start), None, Vec::new()),
+        };
+        Ok((b.finish(root), stats))
+    }
+}
+
+fn build(pnf: &PnfGrammar, pair: Pair<'_, &str>, slot: Option<SymbolId>, b: &mut TreeBuilder, stats: &mut MatchStats, plain: bool) -> Option<NodeId> {
+    let name = pair.as_rule();
+    let span = pair.as_span();
+    if name == "COMMENT" {
+        b.comment(span.start()..span.end());
+        return None;
+    }
+    if name == "EOI" || is_trivia(name) {
+        return None;
+    }
+    let Some(sym) = pnf.lookup(name) else {
+        // A helper rule outside the PNF (reached through a lexical rule): one token.
+        return (span.start() < span.end()).then(|| b.token(None, slot, span.start()..span.end()));
+    };
+    let rule = &pnf.symbol(sym).rule;
+    if let PnfRule::Terminal(_) = rule {
+        return (span.start() < span.end()).then(|| b.token(Some(sym), slot, span.start()..span.end()));
+    }
+    let children: Vec<NodeId> = pair.into_inner().filter_map(|p| {
+        let child_sym = pnf.lookup(p.as_rule());
+        build(pnf, p, child_sym, b, stats, plain)
+    }).collect();
+    stats.inner_nodes += 1;
+    stats.matched += 1;
+    if plain {
+        return Some(b.node(NodeKind::Opaque, Some(sym), slot, children));
+    }
+    // A unit alternative (`A ::= B` chosen) collapses into its child, which keeps the slot.
+    if let (PnfRule::Regular(alts), [only]) = (rule, children.as_slice()) {
+        let child_sym = b.get(*only).symbol;
+        if alts.iter().any(|a| a.len() == 1 && Some(a[0]) == child_sym) {
+            b.set_slot(*only, slot);
+            return Some(*only);
+        }
+    }
+    let kind = match rule {
+        PnfRule::Star(_) => NodeKind::Star,
+        PnfRule::Plus(_) => NodeKind::Plus,
+        PnfRule::Optional(_) => NodeKind::Optional,
+        _ => NodeKind::Regular,
+    };
+    Some(b.node(kind, Some(sym), slot, children))
+}
