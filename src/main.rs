@@ -310,6 +310,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     };
     let f = language(&file, a.lang.as_deref(), a.grammar.as_deref())?;
     let text = read_program(&file)?;
+    f.check(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{}: {e}", file.display())))?;
     if a.timeout.is_some_and(|t| !t.is_finite() || t <= 0.0) {
         return Err(Fail(exit::USAGE, "--timeout must be a positive number of seconds".into()));
     }

@@ -183,6 +183,19 @@ impl Frontend {
         Ok((Frontend { name: name.to_string(), grammar, backend: Backend::Pest(Arc::new(backend)) }, file.extensions))
     }
 
+    /// Checks that `text` is a program of this language where that is required: a
+    /// grammar-file language must parse it, a tree-sitter language takes any text (syntax
+    /// errors become opaque nodes).
+    ///
+    /// # Errors
+    /// [`ParseError::Syntax`] with pest's message when a grammar file rejects `text`.
+    pub fn check(&self, text: &str) -> Result<(), ParseError> {
+        match &self.backend {
+            Backend::TreeSitter(_) => Ok(()),
+            Backend::Pest(p) => p.check(text).map_err(ParseError::Syntax),
+        }
+    }
+
     /// The language's name (`c`, `json`, …).
     pub fn name(&self) -> &str {
         &self.name

@@ -601,7 +601,11 @@ impl Reducer<'_> {
                 found.push(d);
                 continue;
             }
-            if depth < self.opts.bfs_depth {
+            // A list or optional node is PNF bookkeeping, not a level of the language: going
+            // through one does not use up the depth bound.
+            if matches!(dn.kind, NodeKind::Star | NodeKind::Plus | NodeKind::Optional) {
+                queue.extend(dn.children.iter().map(|&c| (c, depth)));
+            } else if depth < self.opts.bfs_depth {
                 queue.extend(dn.children.iter().map(|&c| (c, depth + 1)));
             }
         }
