@@ -28,7 +28,7 @@ else
   lopper=$root/target/release/lopper
 fi
 limit=()
-if [ -n "$budget" ]; then limit=(timeout -s INT "$budget"); fi
+if [ -n "$budget" ]; then limit=(timeout --preserve-status -s INT "$budget"); fi
 : > "$out/runs.txt"
 for case in "$corpus"/*/; do
   name=$(basename "$case")
