@@ -63,13 +63,26 @@ impl Entry {
     pub fn load(&self) -> Result<Frontend, String> {
         match &self.kind {
             Kind::BuiltIn(l) => Frontend::new(*l).map_err(|e| e.to_string()),
-            Kind::ShippedPest(text) => Frontend::from_pest(&self.name, text).map(|f| f.0).map_err(|e| format!("built-in grammar {}: {e}", self.name)),
+            Kind::ShippedPest(text) => Frontend::from_pest(&self.name, text).map(|f| f.0).map_err(|e| grammar_error(&format!("built-in grammar {}", self.name), e)),
             Kind::Pest(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read grammar {}: {e}", path.display()))?;
-                Frontend::from_pest(&self.name, &text).map(|f| f.0).map_err(|e| format!("grammar {}: {e}", path.display()))
+                Frontend::from_pest(&self.name, &text).map(|f| f.0).map_err(|e| grammar_error(&format!("grammar {}", path.display()), e))
             }
             Kind::TreeSitter(dir) => load_tree_sitter_folder(dir, &cache_dir()).map_err(|e| e.to_string()),
         }
+    }
+}
+
+/// "grammar PATH: why", with pest's multi-line messages starting on their own line.
+fn grammar_error(what: &str, e: lopper_parse::ParseError) -> String {
+    let why = match e {
+        lopper_parse::ParseError::Grammar(g) => g.to_string(),
+        other => other.to_string(),
+    };
+    if why.contains('\n') {
+        format!("{what}:\n{why}")
+    } else {
+        format!("{what}: {why}")
     }
 }
 

@@ -330,6 +330,7 @@ impl Work {
     /// Right recursion `A ::= β γ A | β` (also written `A ::= β γ A?`) becomes
     /// `A ::= β A__star`, `A__star ::= (γ β)*` — the same strings, and for a PEG the same
     /// parse, because the recursive alternative is tried first and starts like the base.
+    /// With `γ` empty this is `β+` once `+` is introduced.
     fn right_recursion_to_star(&mut self) {
         for a in 0..self.syms.len() as SymbolId {
             let PnfRule::Regular(alts) = self.rule(a).clone() else { continue };
@@ -350,7 +351,7 @@ impl Work {
                 continue;
             }
             let (alpha, beta) = (&rec[0][..rec[0].len() - 1], base[0]);
-            if alpha.len() <= beta.len() || !alpha.starts_with(beta) || beta.contains(&a) {
+            if beta.is_empty() || !alpha.starts_with(beta) || beta.contains(&a) {
                 continue;
             }
             let tail: Vec<SymbolId> = alpha[beta.len()..].iter().chain(beta).copied().collect();

@@ -239,6 +239,12 @@ fn a_right_recursive_separated_list_becomes_a_kleene_star() {
 }
 
 #[test]
+fn a_right_recursive_list_without_separator_becomes_a_kleene_plus() {
+    let r = perses(r#"settings = { setting ~ settings | setting }  setting = { "s" ~ ";" }"#);
+    assert_eq!(r, vec!["settings ::= setting+", r#"setting ::= "s" ";""#]);
+}
+
+#[test]
 fn epsilon_rules_are_removed_and_their_uses_made_optional() {
     // b derives ε (both parts are optional): b itself loses ε, a's use of it becomes b?.
     let r = perses(r#"a = { b ~ "x" }  b = { c ~ d }  c = { "c"? }  d = { "d"* }"#);
