@@ -494,6 +494,15 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             oracle.cancelled()
         );
         eprintln!(
+            "  passes    list: {} tests, {:.1} s ({:.1} s in tests); replace: {} tests, {:.1} s ({:.1} s in tests)",
+            s.list_tests,
+            s.list_time.seconds,
+            s.list_time.test_seconds,
+            s.replace_tests,
+            s.replace_time.seconds,
+            s.replace_time.test_seconds
+        );
+        eprintln!(
             "  invalid   {} of {} candidates ({:.2}%) had new syntax errors and were not tested",
             s.invalid,
             s.candidates,
@@ -528,6 +537,11 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             "first_test_seconds": s.first_test_seconds,
             "test_seconds": s.test_seconds,
             "total_seconds": s.total_seconds,
+            "passes": {
+                "list": {"tests": s.list_tests, "seconds": s.list_time.seconds, "test_seconds": s.list_time.test_seconds},
+                "replace": {"tests": s.replace_tests, "seconds": s.replace_time.seconds, "test_seconds": s.replace_time.test_seconds},
+                "other": {"tests": s.tests - s.list_tests - s.replace_tests, "seconds": s.other_time.seconds, "test_seconds": s.other_time.test_seconds},
+            },
         });
         fs::write(path, format!("{json:#}\n")).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
     }

@@ -26,6 +26,18 @@ fn the_shipped_example_reduces_in_place_and_keeps_the_original() {
     assert_eq!(stats["tokens_before"], before);
     assert_eq!(stats["tokens_after"], after);
     assert_eq!(stats["invalid_candidates"], 0);
+    // Per pass: tests add up, each pass's test time is within its wall time, passes within
+    // the whole run.
+    let p = &stats["passes"];
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let tests: u64 = ["list", "replace", "other"].iter().map(|k| p[k]["tests"].as_u64().unwrap()).sum();
+    assert_eq!(tests, stats["tests"].as_u64().unwrap());
+    assert!(p["list"]["tests"].as_u64().unwrap() > 0 && p["replace"]["tests"].as_u64().unwrap() > 0, "{p}");
+    for k in ["list", "replace", "other"] {
+        assert!(f(&p[k]["test_seconds"]) <= f(&p[k]["seconds"]) + 1e-3, "{k}: {p}");
+    }
+    let wall: f64 = ["list", "replace", "other"].iter().map(|k| f(&p[k]["seconds"])).sum();
+    assert!(wall <= f(&stats["total_seconds"]) + 1e-3 && wall >= 0.9 * f(&stats["total_seconds"]), "{p}");
     let summary = String::from_utf8_lossy(&out.stderr);
     assert!(summary.contains(&format!("{before} -> {after}")), "{summary}");
 }

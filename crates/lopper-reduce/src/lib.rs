@@ -10,7 +10,7 @@ pub mod oracle;
 pub mod perses;
 
 pub use oracle::{Criteria, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
-pub use perses::{reduce, Algorithm, GrammarCheck, Options, Outcome, ReduceError, Stats};
+pub use perses::{reduce, Algorithm, GrammarCheck, Options, Outcome, PassTime, ReduceError, Stats};
 
 #[cfg(test)]
 mod tests;

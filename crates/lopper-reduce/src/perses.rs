@@ -133,6 +133,23 @@ pub struct Stats {
     /// The transformation now running: `"comments"`, `"list"` (star/plus/optional
     /// deletion) or `"replace"` (regular-node replacement).
     pub pass: &'static str,
+    /// Time in list deletions (star, plus, optional; the baselines' deletions too).
+    pub list_time: PassTime,
+    /// Time in replacements of regular and opaque nodes.
+    pub replace_time: PassTime,
+    /// Time in everything else: the original's test, comment removal, re-parsing between
+    /// rounds.
+    pub other_time: PassTime,
+}
+
+/// Where one pass's time went, in seconds: wall time while it ran, and the part of it spent
+/// waiting for tests (the rest is lopper's own work: rendering, re-parsing, bookkeeping).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PassTime {
+    /// Wall seconds while the pass ran.
+    pub seconds: f64,
+    /// Of those, seconds waiting for tests.
+    pub test_seconds: f64,
 }
 
 impl Stats {
@@ -208,6 +225,7 @@ pub fn reduce(
         stats: Stats::default(),
         render: RenderOptions::default(),
         pass: Pass::Other,
+        pass_since: started,
     };
     let t0 = Instant::now();
     let v = r.oracle.test(input).map_err(ReduceError::Oracle)?;
@@ -227,6 +245,8 @@ pub fn reduce(
         Err(OracleError::Interrupted) => true,
         Err(e) => return Err(ReduceError::Oracle(e)),
     };
+    r.add_pass_time();
+    r.stats.other_time.test_seconds += r.stats.first_test_seconds;
     r.stats.total_seconds = started.elapsed().as_secs_f64();
     Ok(Outcome { text: r.best, stats: r.stats, interrupted })
 }
@@ -250,6 +270,8 @@ struct Reducer<'a> {
     stats: Stats,
     render: RenderOptions,
     pass: Pass,
+    /// When the current pass started (or its time was last added up).
+    pass_since: Instant,
 }
 
 /// Which transformation a test serves, for the per-pass counts.
@@ -350,7 +372,24 @@ impl Reducer<'_> {
         Ok(())
     }
 
+    fn pass_time(&mut self) -> &mut PassTime {
+        match self.pass {
+            Pass::List => &mut self.stats.list_time,
+            Pass::Replace => &mut self.stats.replace_time,
+            Pass::Other => &mut self.stats.other_time,
+        }
+    }
+
+    /// Adds the wall time since the last call to the current pass.
+    fn add_pass_time(&mut self) {
+        let now = Instant::now();
+        let dt = now.duration_since(self.pass_since).as_secs_f64();
+        self.pass_since = now;
+        self.pass_time().seconds += dt;
+    }
+
     fn set_pass(&mut self, p: Pass) {
+        self.add_pass_time();
         self.pass = p;
         self.stats.pass = match p {
             Pass::List => "list",
@@ -415,7 +454,9 @@ impl Reducer<'_> {
         } else {
             let t = Instant::now();
             let v = self.oracle.first_interesting(&to_test.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
-            self.stats.test_seconds += t.elapsed().as_secs_f64();
+            let dt = t.elapsed().as_secs_f64();
+            self.stats.test_seconds += dt;
+            self.pass_time().test_seconds += dt;
             v?
         };
         let winner = (verdicts.last() == Some(&Verdict::Interesting)).then(|| to_test[verdicts.len() - 1]);
