@@ -289,3 +289,27 @@ fn lexical_rules_and_inline_ranges_are_terminals() {
     assert!(g.rules.contains_key("WHITESPACE") && !g.ir.rules.contains_key("WHITESPACE"));
     assert_eq!(g.ir.rules.keys().next().unwrap(), "num", "the first non-trivia rule starts");
 }
+
+#[test]
+fn ansi_c_left_recursive_lists_become_kleene_lists() {
+    // The yacc-style list rules of the ANSI C grammar, the kind Perses §4.2 normalizes.
+    let r = perses(
+        r#"translation_unit = { external_declaration | translation_unit ~ external_declaration }
+           external_declaration = { "int" ~ identifier ~ "(" ~ argument_expression_list? ~ ")" ~ ";" }
+           argument_expression_list = { assignment_expression | argument_expression_list ~ "," ~ assignment_expression }
+           assignment_expression = { identifier }
+           identifier = @{ ASCII_ALPHA+ }"#,
+    );
+    assert_eq!(
+        r,
+        vec![
+            "translation_unit ::= external_declaration+",
+            r#"external_declaration ::= "int" identifier "(" external_declaration__opt1 ")" ";""#,
+            "argument_expression_list ::= assignment_expression argument_expression_list__star",
+            "assignment_expression ::= identifier",
+            "external_declaration__opt1 ::= argument_expression_list?",
+            r#"argument_expression_list__tail ::= "," assignment_expression"#,
+            "argument_expression_list__star ::= argument_expression_list__tail*",
+        ]
+    );
+}
