@@ -196,3 +196,22 @@ fn bad_grammar_files_are_reported_with_where_and_why() {
     // A program the grammar rejects is bad input too, with pest's position.
     check("file = { \"a\"* }\nWHITESPACE = _{ \" \" | \"\\n\" }", &["does not parse", "1:5"]);
 }
+
+#[test]
+fn languages_lists_the_user_directory_and_what_shadows_what() {
+    let home = tempfile::tempdir().unwrap();
+    let user = home.path().join("config/lopper/grammars");
+    fs::create_dir_all(&user).unwrap();
+    fs::write(user.join("toy.pest"), "//! lopper: extensions = toy\nfile = { \"a\"* }\n").unwrap();
+    // A user's json.pest shadows the shipped one.
+    fs::write(user.join("json.pest"), "value = { \"null\" }\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).arg("languages").env("XDG_CONFIG_HOME", home.path().join("config")).output().unwrap();
+    assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |name: &str, what: &str| text.lines().any(|l| l.starts_with(name) && l.contains(what));
+    assert!(line("toy", ".toy") && line("toy", "user grammars directory"), "{text}");
+    assert!(line("json", "user grammars directory") && line("json", "compiled in (shadowed by user grammars directory"), "{text}");
+    for builtin in ["c ", "java ", "javascript", "smtlib", "lua"] {
+        assert!(line(builtin, "built-in"), "{builtin}: {text}");
+    }
+}
