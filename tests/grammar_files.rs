@@ -193,6 +193,7 @@ fn bad_grammar_files_are_reported_with_where_and_why() {
     check("file = { item* ~ EOI }", &["toy.pest", "item", "undefined"]);
     check("file = { item* }\nitem = { \"a\" ~ item }", &["rule `item` can never end"]);
     check("file = { (file ~ \"a\")* ~ \"b\" }", &["left recursion"]);
+    check("file = { item* }\nitem = @{ \"a\"* }", &["rule `item`", "can match empty text but is repeated"]);
     // A program the grammar rejects is bad input too, with pest's position.
     check("file = { \"a\"* }\nWHITESPACE = _{ \" \" | \"\\n\" }", &["does not parse", "1:5"]);
 }

@@ -21,7 +21,7 @@ mod tree_sitter_json;
 
 pub use ir::{Expr, Grammar};
 pub use normal_form::perses_normalize;
-pub use pest_file::{is_trivia, load_pest, pest_extensions, show as show_pest_expr, PestGrammar};
+pub use pest_file::{is_trivia, load_pest, pest_extensions, pest_nullable, show as show_pest_expr, PestGrammar};
 pub use pest_meta;
 pub use pnf::{grammar_from_rules, normalize, CstKind, PnfGrammar, PnfRule, Symbol, SymbolId, Terminal};
 pub use subsumption::{nullable, Subsumption};

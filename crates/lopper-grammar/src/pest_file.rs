@@ -222,6 +222,35 @@ impl Converter<'_> {
     }
 }
 
+/// Whether a pest expression can succeed without consuming input (predicates, `e*`, `e?`,
+/// `""`, rules that can), with `rules` to look names up; unknown names (built-ins) consume.
+pub fn pest_nullable(e: &PExpr, rules: &IndexMap<String, PRule>) -> bool {
+    fn go(e: &PExpr, rules: &IndexMap<String, PRule>, visiting: &mut Vec<String>) -> bool {
+        match e {
+            PExpr::Str(s) | PExpr::Insens(s) => s.is_empty(),
+            PExpr::Range(..) => false,
+            PExpr::Ident(n) => match rules.get(n) {
+                Some(r) if !visiting.contains(n) => {
+                    visiting.push(n.clone());
+                    let v = go(&r.expr, rules, visiting);
+                    visiting.pop();
+                    v
+                }
+                Some(_) => false,
+                None => matches!(n.as_str(), "SOI" | "EOI" | "PEEK" | "PEEK_ALL" | "POP" | "POP_ALL" | "DROP"),
+            },
+            PExpr::PosPred(_) | PExpr::NegPred(_) | PExpr::Opt(_) | PExpr::Rep(_) | PExpr::RepMax(..) | PExpr::PeekSlice(..) => true,
+            PExpr::Seq(a, b) => go(a, rules, visiting) && go(b, rules, visiting),
+            PExpr::Choice(a, b) => go(a, rules, visiting) || go(b, rules, visiting),
+            PExpr::RepOnce(x) | PExpr::Push(x) => go(x, rules, visiting),
+            PExpr::RepExact(x, n) | PExpr::RepMin(x, n) => *n == 0 || go(x, rules, visiting),
+            PExpr::RepMinMax(x, n, _) => *n == 0 || go(x, rules, visiting),
+            PExpr::Skip(_) => true,
+        }
+    }
+    go(e, rules, &mut Vec::new())
+}
+
 /// A pest expression printed back in pest syntax (for names of synthetic rules).
 pub fn show(e: &PExpr) -> String {
     match e {

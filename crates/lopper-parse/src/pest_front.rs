@@ -9,7 +9,7 @@
 use crate::{MatchStats, ParseError};
 use lopper_grammar::pest_meta::ast::{Expr as PExpr, Rule as PRule, RuleType};
 use lopper_grammar::pest_meta::optimizer;
-use lopper_grammar::{is_trivia, PestGrammar, PnfGrammar, PnfRule, SymbolId, Terminal};
+use lopper_grammar::{is_trivia, pest_nullable, GrammarError, PestGrammar, PnfGrammar, PnfRule, SymbolId, Terminal};
 use lopper_tree::{NodeId, NodeKind, Tree, TreeBuilder};
 use pest::iterators::Pair;
 use std::collections::HashSet;
@@ -24,7 +24,12 @@ pub(crate) struct PestBackend {
 
 impl PestBackend {
     /// Builds the pest rules of `pnf` (normalized from `file`).
+    ///
+    /// # Errors
+    /// [`GrammarError::Unsupported`] when something that can match empty text is repeated
+    /// (a lexical rule like `@{ "a"* }` under `*`): pest would loop forever on it.
     pub(crate) fn new(file: &PestGrammar, pnf: &PnfGrammar) -> Result<PestBackend, ParseError> {
+        check_repetitions(file, pnf)?;
         let mut rules: Vec<PRule> = Vec::new();
         let mut defined: HashSet<String> = HashSet::new();
         let ident = |x: SymbolId| Box::new(PExpr::Ident(pnf.symbol(x).name.clone()));
@@ -137,4 +142,48 @@ fn build(pnf: &PnfGrammar, pair: Pair<'_, &str>, slot: Option<SymbolId>, b: &mut
         _ => NodeKind::Regular,
     };
     Some(b.node(kind, Some(sym), slot, children))
+}
+
+/// Rejects a Kleene star or plus whose element can match empty text once lexical rules are
+/// taken as pest runs them (normalization sees them as tokens that always consume).
+fn check_repetitions(file: &PestGrammar, pnf: &PnfGrammar) -> Result<(), GrammarError> {
+    let n = pnf.symbols.len();
+    let mut nullable: Vec<bool> = pnf
+        .symbols
+        .iter()
+        .map(|s| match &s.rule {
+            PnfRule::Terminal(Terminal::Str(t)) => t.is_empty(),
+            PnfRule::Terminal(Terminal::Lexical) => file.rules.get(&s.name).is_some_and(|r| pest_nullable(&r.expr, &file.rules)),
+            _ => false,
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            let now = !nullable[i]
+                && match &pnf.symbols[i].rule {
+                    PnfRule::Star(_) | PnfRule::Optional(_) => true,
+                    PnfRule::Plus(x) => nullable[*x as usize],
+                    PnfRule::Regular(alts) => alts.iter().any(|a| a.iter().all(|x| nullable[*x as usize])),
+                    PnfRule::Terminal(_) => false,
+                };
+            if now {
+                nullable[i] = true;
+                changed = true;
+            }
+        }
+    }
+    for s in &pnf.symbols {
+        if let PnfRule::Star(x) | PnfRule::Plus(x) = s.rule {
+            if nullable[x as usize] {
+                let el = &pnf.symbol(x).name;
+                return Err(GrammarError::Unsupported {
+                    rule: el.clone(),
+                    what: format!("it can match empty text but is repeated (in `{}`), so parsing would never end; make it match at least one character", s.name),
+                });
+            }
+        }
+    }
+    Ok(())
 }
