@@ -63,10 +63,10 @@ impl Entry {
     pub fn load(&self) -> Result<Frontend, String> {
         match &self.kind {
             Kind::BuiltIn(l) => Frontend::new(*l).map_err(|e| e.to_string()),
-            Kind::ShippedPest(text) => Frontend::from_pest(&self.name, text).map(|f| f.0).map_err(|e| grammar_error(&format!("built-in grammar {}", self.name), e)),
+            Kind::ShippedPest(text) => Frontend::from_pest(&self.name, text).map_err(|e| grammar_error(&format!("built-in grammar {}", self.name), e)),
             Kind::Pest(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read grammar {}: {e}", path.display()))?;
-                Frontend::from_pest(&self.name, &text).map(|f| f.0).map_err(|e| grammar_error(&format!("grammar {}", path.display()), e))
+                Frontend::from_pest(&self.name, &text).map_err(|e| grammar_error(&format!("grammar {}", path.display()), e))
             }
             Kind::TreeSitter(dir) => load_tree_sitter_folder(dir, &cache_dir()).map_err(|e| e.to_string()),
         }

@@ -233,8 +233,7 @@ impl Work {
             if !self.cyclic(&scc) {
                 continue;
             }
-            if let Some(&q) = scc.iter().find(|&&x| !matches!(self.rule(x), PnfRule::Regular(_))) {
-                let _ = q;
+            if scc.iter().any(|&x| !matches!(self.rule(x), PnfRule::Regular(_))) {
                 return Err(GrammarError::LeftRecursion { rules: self.rule_names(&scc) });
             }
             let mut members = scc.clone();

@@ -276,11 +276,7 @@ fn expression(p: Pair<'_, M>) -> Result<PExpr, GrammarError> {
     for q in p.into_inner() {
         match q.as_rule() {
             M::term => seq.push(term(q)?),
-            M::choice_operator => {
-                if !seq.is_empty() {
-                    choices.push(fold(std::mem::take(&mut seq), PExpr::Seq));
-                }
-            }
+            M::choice_operator if !seq.is_empty() => choices.push(fold(std::mem::take(&mut seq), PExpr::Seq)),
             _ => {}
         }
     }
@@ -328,7 +324,7 @@ fn term(p: Pair<'_, M>) -> Result<PExpr, GrammarError> {
                 }
                 node = Some(PExpr::PeekSlice(start, end));
             }
-            M::_push_literal => return Err(GrammarError::Unsupported { rule: String::new(), what: "PUSH_LITERAL".into() }),
+            M::_push_literal => return Err(GrammarError::Syntax("PUSH_LITERAL (a pest grammar extra) is not supported".into())),
             M::optional_operator => node = node.map(|n| PExpr::Opt(Box::new(n))),
             M::repeat_operator => node = node.map(|n| PExpr::Rep(Box::new(n))),
             M::repeat_once_operator => node = node.map(|n| PExpr::RepOnce(Box::new(n))),

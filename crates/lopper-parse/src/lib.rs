@@ -170,17 +170,16 @@ impl Frontend {
     }
 
     /// A grammar-file language from the text of a pest grammar: loaded, normalized with the
-    /// full Perses Algorithm 1 ([`perses_normalize`]) and run by pest_vm. Also returns the
-    /// extensions its header declares.
+    /// full Perses Algorithm 1 ([`perses_normalize`]) and run by pest_vm.
     ///
     /// # Errors
     /// [`ParseError::Grammar`] with a clear message for a grammar that does not load or
     /// normalize (syntax with line and column, undefined rules, rules that never end, …).
-    pub fn from_pest(name: &str, text: &str) -> Result<(Frontend, Vec<String>), ParseError> {
+    pub fn from_pest(name: &str, text: &str) -> Result<Frontend, ParseError> {
         let file = load_pest(name, text)?;
         let grammar = perses_normalize(&normalize(&file.ir)?)?;
         let backend = PestBackend::new(&file, &grammar)?;
-        Ok((Frontend { name: name.to_string(), grammar, backend: Backend::Pest(Arc::new(backend)) }, file.extensions))
+        Ok(Frontend { name: name.to_string(), grammar, backend: Backend::Pest(Arc::new(backend)) })
     }
 
     /// Checks that `text` is a program of this language where that is required: a

@@ -14,7 +14,7 @@ const LUA: &str = include_str!("../../../grammars/lua.pest");
 
 /// Reduces `src` keeping candidates that contain `needle`; checks every candidate parses.
 fn every_candidate_parses(grammar: &str, src: &str, needle: &str) -> Result<(), TestCaseError> {
-    let (f, _) = Frontend::from_pest("t", grammar).unwrap();
+    let f = Frontend::from_pest("t", grammar).unwrap();
     prop_assume!(f.syntax_errors(src).unwrap() == 0);
     let mut seen: Vec<String> = Vec::new();
     let mut oracle = |c: &str| {
