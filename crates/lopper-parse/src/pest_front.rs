@@ -127,11 +127,13 @@ fn build(pnf: &PnfGrammar, pair: Pair<'_, &str>, slot: Option<SymbolId>, b: &mut
     if plain {
         return Some(b.node(NodeKind::Opaque, Some(sym), slot, children));
     }
-    // A unit alternative (`A ::= B` chosen) collapses into its child, which keeps the slot.
+    // A unit alternative (`A ::= B` chosen) collapses into its child (itself perhaps a
+    // collapsed chain, whose top is its slot): the child takes this node's slot, or this
+    // node's symbol at the root, so the chain's most general symbol stays what is expected.
     if let (PnfRule::Regular(alts), [only]) = (rule, children.as_slice()) {
-        let child_sym = b.get(*only).symbol;
-        if alts.iter().any(|a| a.len() == 1 && Some(a[0]) == child_sym) {
-            b.set_slot(*only, slot);
+        let top = b.get(*only).slot.or(b.get(*only).symbol);
+        if alts.iter().any(|a| a.len() == 1 && Some(a[0]) == top) {
+            b.set_slot(*only, slot.or(Some(sym)));
             return Some(*only);
         }
     }
