@@ -241,8 +241,12 @@ fn parse_cmd(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Result<
 
 fn grammar_show(grammar: &str) -> Result<(), Fail> {
     let path = Path::new(grammar);
-    let pnf = if path.extension().is_some_and(|e| e == "json") && path.is_file() {
-        let text = fs::read_to_string(grammar).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read grammar {grammar}: {e}")))?;
+    // A tree-sitter grammar's PNF needs only its grammar.json, not a compiled parser.
+    let json = if path.is_dir() { lopper_parse::find_tree_sitter_src(path).map(|s| s.join("grammar.json")) } else { None };
+    let json = json.or_else(|| (path.extension().is_some_and(|e| e == "json") && path.is_file()).then(|| path.to_path_buf()));
+    let pnf = if let Some(json) = json {
+        let grammar = json.display().to_string();
+        let text = fs::read_to_string(&json).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read grammar {grammar}: {e}")))?;
         let g = lopper_grammar::load_tree_sitter_json(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{grammar}: {e}")))?;
         lopper_grammar::normalize(&g).map_err(|e| Fail(exit::BAD_INPUT, format!("{grammar}: {e}")))?
     } else if path.exists() {
