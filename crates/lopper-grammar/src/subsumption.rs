@@ -68,7 +68,13 @@ impl Subsumption {
 
 /// Which symbols derive ε (fixpoint over the rules).
 pub fn nullable(symbols: &[Symbol]) -> Vec<bool> {
-    let mut n = vec![false; symbols.len()];
+    nullable_from(symbols, vec![false; symbols.len()])
+}
+
+/// As [`nullable`], starting from `seed`: symbols marked there (say, terminals a front end
+/// knows can match empty text) count as nullable.
+pub fn nullable_from(symbols: &[Symbol], seed: Vec<bool>) -> Vec<bool> {
+    let mut n = seed;
     let mut changed = true;
     while changed {
         changed = false;

@@ -9,7 +9,7 @@
 use crate::{MatchStats, ParseError};
 use lopper_grammar::pest_meta::ast::{Expr as PExpr, Rule as PRule, RuleType};
 use lopper_grammar::pest_meta::optimizer;
-use lopper_grammar::{is_trivia, pest_nullable, GrammarError, PestGrammar, PnfGrammar, PnfRule, SymbolId, Terminal};
+use lopper_grammar::{is_trivia, nullable_from, pest_nullable, GrammarError, PestGrammar, PnfGrammar, PnfRule, SymbolId, Terminal};
 use lopper_tree::{NodeId, NodeKind, Tree, TreeBuilder};
 use pest::iterators::Pair;
 use std::collections::HashSet;
@@ -149,8 +149,7 @@ fn build(pnf: &PnfGrammar, pair: Pair<'_, &str>, slot: Option<SymbolId>, b: &mut
 /// Rejects a Kleene star or plus whose element can match empty text once lexical rules are
 /// taken as pest runs them (normalization sees them as tokens that always consume).
 fn check_repetitions(file: &PestGrammar, pnf: &PnfGrammar) -> Result<(), GrammarError> {
-    let n = pnf.symbols.len();
-    let mut nullable: Vec<bool> = pnf
+    let seed: Vec<bool> = pnf
         .symbols
         .iter()
         .map(|s| match &s.rule {
@@ -159,23 +158,7 @@ fn check_repetitions(file: &PestGrammar, pnf: &PnfGrammar) -> Result<(), Grammar
             _ => false,
         })
         .collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in 0..n {
-            let now = !nullable[i]
-                && match &pnf.symbols[i].rule {
-                    PnfRule::Star(_) | PnfRule::Optional(_) => true,
-                    PnfRule::Plus(x) => nullable[*x as usize],
-                    PnfRule::Regular(alts) => alts.iter().any(|a| a.iter().all(|x| nullable[*x as usize])),
-                    PnfRule::Terminal(_) => false,
-                };
-            if now {
-                nullable[i] = true;
-                changed = true;
-            }
-        }
-    }
+    let nullable = nullable_from(&pnf.symbols, seed);
     for s in &pnf.symbols {
         if let PnfRule::Star(x) | PnfRule::Plus(x) = s.rule {
             if nullable[x as usize] {
