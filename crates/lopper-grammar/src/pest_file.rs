@@ -39,13 +39,31 @@ pub struct PestGrammar {
 }
 
 /// The file extensions (without dots) a pest grammar's header declares with
-/// `//! lopper: extensions = json, .jsonc` (separated by spaces or commas); empty if none.
+/// `//! lopper: extensions = json, .jsonc` (separated by spaces or commas); empty if none
+/// (or if the header is malformed: loading the grammar reports that).
 pub fn pest_extensions(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| l.trim_start().strip_prefix("//!")?.trim().strip_prefix("lopper:")?.split_once('='))
-        .filter(|(k, _)| k.trim() == "extensions")
-        .flat_map(|(_, v)| v.split([' ', ',']).filter(|s| !s.is_empty()).map(|s| s.trim_start_matches('.').to_string()).collect::<Vec<_>>())
-        .collect()
+    header(text).map(|h| h.extensions).unwrap_or_default()
+}
+
+/// The `//! lopper: key = value` lines of a grammar file's header.
+struct Header {
+    extensions: Vec<String>,
+    start: Option<String>,
+}
+
+/// Reads the header. pest's meta-grammar allows `//!` lines only before the first rule, so a
+/// scan of the text sees exactly the header of a file that parses.
+fn header(text: &str) -> Result<Header, GrammarError> {
+    let mut h = Header { extensions: Vec::new(), start: None };
+    for rest in text.lines().filter_map(|l| l.trim_start().strip_prefix("//!")?.trim().strip_prefix("lopper:")) {
+        let (k, v) = rest.split_once('=').unwrap_or((rest, ""));
+        match k.trim() {
+            "extensions" => h.extensions.extend(v.split([' ', ',']).filter(|s| !s.is_empty()).map(|s| s.trim_start_matches('.').to_string())),
+            "start" => h.start = Some(v.trim().to_string()),
+            other => return Err(GrammarError::Syntax(format!("unknown lopper header key `{other}` (known: extensions, start)"))),
+        }
+    }
+    Ok(h)
 }
 
 /// Whether a rule is trivia that pest skips implicitly between tokens of non-atomic rules.
@@ -65,21 +83,9 @@ pub fn load_pest(name: &str, text: &str) -> Result<PestGrammar, GrammarError> {
     pest_meta::validator::validate_pairs(pairs.clone())
         .map_err(|es| GrammarError::Syntax(es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))?;
     let mut rules: IndexMap<String, PRule> = IndexMap::new();
-    let extensions = pest_extensions(text);
-    let mut start = None;
+    let Header { extensions, start } = header(text)?;
     for p in pairs {
         match p.as_rule() {
-            M::grammar_doc => {
-                let doc = p.into_inner().map(|x| x.as_str()).collect::<String>();
-                if let Some(rest) = doc.trim().strip_prefix("lopper:") {
-                    let (k, v) = rest.split_once('=').unwrap_or((rest, ""));
-                    match k.trim() {
-                        "extensions" => {}
-                        "start" => start = Some(v.trim().to_string()),
-                        other => return Err(GrammarError::Syntax(format!("unknown lopper header key `{other}` (known: extensions, start)"))),
-                    }
-                }
-            }
             M::grammar_rule => {
                 let mut inner = p.into_inner().peekable();
                 let first = inner.next().expect("a grammar rule has content");
