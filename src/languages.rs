@@ -8,7 +8,7 @@
 //! `src/grammar.json` and `src/parser.c` is a tree-sitter grammar, compiled once into
 //! `~/.cache/lopper/tree-sitter` (or `$LOPPER_CACHE`).
 
-use lopper_parse::{find_tree_sitter_src, load_tree_sitter_folder, Frontend, Language};
+use lopper_parse::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_name, Frontend, Language};
 use std::path::{Path, PathBuf};
 
 /// The grammar files shipped with lopper, built into the binary so it works anywhere.
@@ -195,8 +195,7 @@ fn entry_for(p: &Path, origin: &str) -> Option<Entry> {
         return Some(Entry { name, extensions, kind: Kind::Pest(p.to_path_buf()), origin: origin.to_string() });
     }
     let src = find_tree_sitter_src(p)?;
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src.join("grammar.json")).ok()?).ok()?;
-    let name = json.get("name")?.as_str()?.to_string();
+    let name = tree_sitter_grammar_name(&std::fs::read_to_string(src.join("grammar.json")).ok()?)?;
     Some(Entry { name, extensions: tree_sitter_file_types(p), kind: Kind::TreeSitter(p.to_path_buf()), origin: origin.to_string() })
 }
 

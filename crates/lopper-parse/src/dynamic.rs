@@ -24,7 +24,7 @@ pub fn load_tree_sitter_folder(dir: &Path, cache: &Path) -> Result<Frontend, Par
     let fail = |why: String| ParseError::Load { path: dir.display().to_string(), why };
     let src = find_tree_sitter_src(dir).ok_or_else(|| fail("no src/grammar.json with src/parser.c beside it".into()))?;
     let json = std::fs::read_to_string(src.join("grammar.json")).map_err(|e| fail(e.to_string()))?;
-    let name = grammar_name(&json).ok_or_else(|| fail("grammar.json has no \"name\"".into()))?;
+    let name = tree_sitter_grammar_name(&json).ok_or_else(|| fail("grammar.json has no \"name\"".into()))?;
     std::fs::create_dir_all(cache).map_err(|e| fail(format!("cannot create cache {}: {e}", cache.display())))?;
     let loader = tree_sitter_loader::Loader::with_parser_lib_path(cache.to_path_buf());
     let config = tree_sitter_loader::CompileConfig::new(&src, None, None);
@@ -32,7 +32,8 @@ pub fn load_tree_sitter_folder(dir: &Path, cache: &Path) -> Result<Frontend, Par
     Frontend::from_tree_sitter(&name, &json, ts)
 }
 
-fn grammar_name(json: &str) -> Option<String> {
+/// The `name` of a tree-sitter `grammar.json` text, `None` if it is not JSON or has none.
+pub fn tree_sitter_grammar_name(json: &str) -> Option<String> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
     v.get("name")?.as_str().map(str::to_string)
 }

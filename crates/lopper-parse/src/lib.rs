@@ -12,7 +12,7 @@ mod dynamic;
 mod matcher;
 mod pest_front;
 
-pub use dynamic::{find_tree_sitter_src, load_tree_sitter_folder};
+pub use dynamic::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_name};
 use lopper_grammar::{load_pest, load_tree_sitter_json, normalize, perses_normalize, GrammarError, PnfGrammar};
 use lopper_tree::Tree;
 use pest_front::PestBackend;
