@@ -229,8 +229,11 @@ impl Work {
     /// substitution in rule order (Paull), and `A ::= A α | β` becomes
     /// `A ::= β A__star`, `A__star ::= α*` (with `A__tail ::= α1 | α2 …` for several α).
     fn remove_left_recursion(&mut self) -> Result<(), GrammarError> {
-        for scc in tarjan(&self.left_corners()) {
-            if !self.cyclic(&scc) {
+        // Rewriting one SCC keeps every rule's language (so every symbol's nullability) and
+        // touches only its own rules: the graph built once still answers for the others.
+        let corners = self.left_corners();
+        for scc in tarjan(&corners) {
+            if !cyclic(&corners, &scc) {
                 continue;
             }
             if scc.iter().any(|&x| !matches!(self.rule(x), PnfRule::Regular(_))) {
@@ -262,8 +265,9 @@ impl Work {
                 self.direct_left_recursion(ai)?;
             }
         }
-        for scc in tarjan(&self.left_corners()) {
-            if self.cyclic(&scc) {
+        let corners = self.left_corners();
+        for scc in tarjan(&corners) {
+            if cyclic(&corners, &scc) {
                 return Err(GrammarError::LeftRecursion { rules: self.rule_names(&scc) });
             }
         }
@@ -274,10 +278,6 @@ impl Work {
         let mut v: Vec<SymbolId> = scc.to_vec();
         v.sort_unstable();
         v.iter().map(|&x| self.name(x).to_string()).collect()
-    }
-
-    fn cyclic(&self, scc: &[SymbolId]) -> bool {
-        scc.len() > 1 || self.left_corners()[scc[0] as usize].contains(&scc[0])
     }
 
     /// `A ::= X? α` becomes `A ::= X α | α` (and `X* α` becomes `X+ α | α`), so a
@@ -468,6 +468,12 @@ impl Work {
         }
         PnfGrammar::assemble(g.name.clone(), syms, map[self.start as usize], g.extras.clone())
     }
+}
+
+/// Whether an SCC of the left-corner graph `corners` is a cycle (more than one symbol, or
+/// one with an edge to itself).
+fn cyclic(corners: &[Vec<SymbolId>], scc: &[SymbolId]) -> bool {
+    scc.len() > 1 || corners[scc[0] as usize].contains(&scc[0])
 }
 
 fn dedup(alts: &mut Vec<Vec<SymbolId>>) {
