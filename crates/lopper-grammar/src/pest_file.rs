@@ -84,33 +84,27 @@ pub fn load_pest(name: &str, text: &str) -> Result<PestGrammar, GrammarError> {
         .map_err(|es| GrammarError::Syntax(es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))?;
     let mut rules: IndexMap<String, PRule> = IndexMap::new();
     let Header { extensions, start } = header(text)?;
-    for p in pairs {
-        match p.as_rule() {
-            M::grammar_rule => {
-                let mut inner = p.into_inner().peekable();
-                let first = inner.next().expect("a grammar rule has content");
-                if first.as_rule() == M::line_doc {
-                    continue;
-                }
-                let rule_name = first.as_str().to_string();
-                let _assign = inner.next();
-                let mut ty = RuleType::Normal;
-                let mut expr = None;
-                for q in inner {
-                    match q.as_rule() {
-                        M::silent_modifier => ty = RuleType::Silent,
-                        M::atomic_modifier => ty = RuleType::Atomic,
-                        M::compound_atomic_modifier => ty = RuleType::CompoundAtomic,
-                        M::non_atomic_modifier => ty = RuleType::NonAtomic,
-                        M::expression => expr = Some(expression(q)?),
-                        _ => {}
-                    }
-                }
-                let expr = expr.expect("a grammar rule has an expression");
-                rules.insert(rule_name.clone(), PRule { name: rule_name, ty, expr });
-            }
-            _ => {}
+    for p in pairs.filter(|p| p.as_rule() == M::grammar_rule) {
+        let mut inner = p.into_inner();
+        let first = inner.next().expect("a grammar rule has content");
+        if first.as_rule() == M::line_doc {
+            continue;
         }
+        let rule_name = first.as_str().to_string();
+        let mut ty = RuleType::Normal;
+        let mut expr = None;
+        for q in inner {
+            match q.as_rule() {
+                M::silent_modifier => ty = RuleType::Silent,
+                M::atomic_modifier => ty = RuleType::Atomic,
+                M::compound_atomic_modifier => ty = RuleType::CompoundAtomic,
+                M::non_atomic_modifier => ty = RuleType::NonAtomic,
+                M::expression => expr = Some(expression(q)?),
+                _ => {}
+            }
+        }
+        let expr = expr.expect("a grammar rule has an expression");
+        rules.insert(rule_name.clone(), PRule { name: rule_name, ty, expr });
     }
     let start = match start {
         Some(s) if rules.contains_key(&s) => s,
