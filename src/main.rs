@@ -3,6 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 mod languages;
+mod output;
 
 use languages::Registry;
 use lopper_parse::Frontend;
@@ -27,6 +28,7 @@ mod exit {
     pub const NOT_INTERESTING: u8 = 5;
     pub const FLAKY: u8 = 6;
     pub const TOO_SLOW: u8 = 7;
+    pub const OUTPUT: u8 = 8;
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -36,7 +38,8 @@ mod exit {
     version,
     about = "Reduce a program to a small one that still passes an interestingness test (Perses-style, syntax-guided).",
     args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
+    subcommand_negates_reqs = true,
+    override_usage = "lopper [OPTIONS] TEST FILE\n       lopper [OPTIONS] --test-cmd 'SHELL COMMAND' FILE\n       lopper <COMMAND>"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -50,7 +53,8 @@ struct ReduceArgs {
     /// TEST FILE: the interestingness test (an executable that gets the candidate's path as
     /// $1 and exits 0 while the candidate is still interesting) and the program to reduce,
     /// in place (the original kept as FILE.orig) unless -o. With --test-cmd, FILE alone.
-    #[arg(required_unless_present = "list_algorithms", num_args = 1..=2, value_names = ["TEST", "FILE"])]
+    // More than two are accepted here so that the message can say "one FILE at a time".
+    #[arg(required_unless_present = "list_algorithms", num_args = 1.., value_names = ["TEST", "FILE"])]
     args: Vec<PathBuf>,
     /// List the reduction algorithms with their sources, and exit.
     #[arg(long)]
@@ -90,8 +94,8 @@ struct ReduceArgs {
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
     /// Run up to N tests at once (speculatively, in candidate order; the result is the
-    /// same for every N). Default: the number of cores.
-    #[arg(short, long, value_name = "N")]
+    /// same for every N). Default: the number of cores. C-Vise's `--n N` and `-n N` work too.
+    #[arg(short, long, value_name = "N", alias = "n", short_alias = 'n')]
     jobs: Option<usize>,
     /// The reduction algorithm: perses, or a baseline (ddmin-lines, ddmin-tokens, hdd,
     /// hdd-fixpoint); see --list-algorithms.
@@ -202,12 +206,23 @@ fn language(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Result<F
 
 fn languages_cmd() -> Result<(), Fail> {
     let reg = Registry::discover(&[]).map_err(|e| Fail(exit::BAD_INPUT, e))?;
+    let rows: Vec<[String; 4]> = reg
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let ext = if e.extensions.is_empty() { "-".to_string() } else { e.extensions.iter().map(|x| format!(".{x}")).collect::<Vec<_>>().join(" ") };
+            let shadow = reg.shadowed(i).map_or(String::new(), |s| format!(" (shadowed by {})", s.origin));
+            [e.name.clone(), ext, e.origin.clone(), format!("{}{shadow}", e.location())]
+        })
+        .collect();
+    let header = ["language", "extensions", "found in", "location"].map(String::from);
+    // Each column as wide as its widest cell, so long origins do not push others out of line.
+    let width = |c: usize| rows.iter().chain([&header]).map(|r| r[c].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{:<12} {:<20} {:<28} location", "language", "extensions", "found in");
-    for (i, e) in reg.entries.iter().enumerate() {
-        let ext = if e.extensions.is_empty() { "-".to_string() } else { e.extensions.iter().map(|x| format!(".{x}")).collect::<Vec<_>>().join(" ") };
-        let shadow = reg.shadowed(i).map_or(String::new(), |s| format!(" (shadowed by {})", s.origin));
-        let _ = writeln!(out, "{:<12} {:<20} {:<28} {}{}", e.name, ext, e.origin, e.location(), shadow);
+    for r in std::iter::once(&header).chain(&rows) {
+        let _ = writeln!(out, "{:<w0$}  {:<w1$}  {:<w2$}  {}", r[0], r[1], r[2], r[3]);
     }
     let _ = writeln!(out, "# tree-sitter grammar folders are compiled once into {}", languages::cache_dir().display());
     Ok(())
@@ -279,13 +294,20 @@ fn output_tail(output: &str) -> String {
     s
 }
 
-/// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.lopper-tmp"));
-    fs::write(&tmp, text)?;
-    fs::rename(&tmp, path)
+/// Whether `path` looks like an interestingness test: executable, and a `#!` script or a
+/// binary.
+fn looks_like_test(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0) && lopper_reduce::oracle::is_runnable(path)
+}
+
+/// Whether `now` could be a reduction of `old` in language `f`: its tokens are a
+/// subsequence of `old`'s (what deletion and replacement by descendants leave).
+fn is_token_reduction(f: &Frontend, old: &str, now: &str) -> bool {
+    let (Ok(old), Ok(now)) = (f.parse_plain(old), f.parse_plain(now)) else { return false };
+    let mut old = old.tokens();
+    let subsequence = now.tokens().all(|t| old.any(|o| o == t));
+    subsequence
 }
 
 fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
@@ -299,8 +321,24 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         (Some(cmd), [file]) => (TestCommand::Shell(cmd.clone()), file.clone()),
         (None, [test, file]) => (TestCommand::Script(test.clone()), file.clone()),
         (Some(_), _) => return Err(Fail(exit::USAGE, "with --test-cmd, give only FILE".into())),
+        (None, [_, _, rest @ ..]) => {
+            let extra: Vec<String> = rest.iter().map(|p| p.display().to_string()).collect();
+            return Err(Fail(
+                exit::USAGE,
+                format!("one FILE at a time, after TEST (also given: {}); run lopper once per file", extra.join(" ")),
+            ));
+        }
         (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or --test-cmd 'COMMAND' FILE)".into())),
     };
+    if let TestCommand::Script(t) = &test {
+        if looks_like_test(&file) && !looks_like_test(t) {
+            let (t, f) = (output::shell_quote(&t.to_string_lossy()), output::shell_quote(&file.to_string_lossy()));
+            return Err(Fail(
+                exit::USAGE,
+                format!("the arguments are in the order TEST FILE, and {f} looks like the test while {t} does not; try: lopper [OPTIONS] {f} {t}"),
+            ));
+        }
+    }
     let regex = |r: &Option<String>, flag: &str| -> Result<Option<regex::Regex>, Fail> {
         r.as_deref()
             .map(|r| regex::Regex::new(r).map_err(|e| Fail(exit::USAGE, format!("{flag}: {e}"))))
@@ -315,6 +353,17 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let f = language(&file, a.lang.as_deref(), a.grammar.as_deref())?;
     let text = read_program(&file)?;
     f.check(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{}: {e}", file.display())))?;
+    let script = match &test {
+        TestCommand::Script(t) => Some(t.as_path()),
+        TestCommand::Shell(_) => None,
+    };
+    // Where results go is settled, and refused if unsafe, before any test runs.
+    let mut output = output::Output::plan(&file, a.output.as_deref(), script, |old, now| is_token_reduction(&f, old, now))
+        .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+    let notice = output.notice.take();
+    if let Some(stats) = &a.stats {
+        output::check_writable_dir(stats).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+    }
     if a.timeout.is_some_and(|t| !t.is_finite() || t <= 0.0) {
         return Err(Fail(exit::USAGE, "--timeout must be a positive number of seconds".into()));
     }
@@ -339,14 +388,10 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         TestCommand::Script(t) => t.display().to_string(),
         TestCommand::Shell(cmd) => format!("sh -c '{cmd}'"),
     };
-    let out_path = a.output.clone().unwrap_or_else(|| file.clone());
-    let in_place = a.output.is_none();
-    let orig = PathBuf::from(format!("{}.orig", file.display()));
     let quiet = a.quiet;
     let tty = std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut last_report = Instant::now() - Duration::from_secs(10);
-    let mut saved_orig = false;
     // A live progress line on a terminal; plain log lines (every 2 s, or every new best
     // with -v) otherwise.
     let bar = (tty && !quiet).then(|| {
@@ -372,17 +417,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     };
     let mut on_best = |best: Option<&str>, s: &Stats| -> std::io::Result<()> {
         if let Some(best) = best {
-            if in_place && !saved_orig {
-                if orig.exists() {
-                    if !quiet {
-                        eprintln!("lopper: keeping the existing {}", orig.display());
-                    }
-                } else {
-                    fs::copy(&file, &orig)?;
-                }
-                saved_orig = true;
-            }
-            write_atomically(&out_path, best)?;
+            output.write(best).map_err(std::io::Error::other)?;
         }
         if let Some(b) = &bar {
             b.set_message(progress(s));
@@ -399,14 +434,19 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     let opts = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm, jobs, ..Options::default() };
     if !quiet {
         eprintln!("lopper: reducing {} ({}) with {test_name}, {jobs} test(s) at a time ...", file.display(), f.name());
+        if let Some(n) = &notice {
+            eprintln!("lopper: {n}");
+        }
     }
     let reproduce = {
+        let quote = |p: &Path| output::shell_quote(&p.to_string_lossy());
+        let name = quote(Path::new(&file_name));
         let run = match &test {
-            TestCommand::Script(t) => format!("{} \"$d/{}\"", fs::canonicalize(t).unwrap_or(t.clone()).display(), file_name.to_string_lossy()),
-            TestCommand::Shell(cmd) => format!("sh -c '{cmd}' lopper-test \"$d/{}\"", file_name.to_string_lossy()),
+            TestCommand::Script(t) => format!("{} \"$d\"/{name}", quote(&fs::canonicalize(t).unwrap_or(t.clone()))),
+            TestCommand::Shell(cmd) => format!("sh -c {} lopper-test \"$d\"/{name}", output::shell_quote(cmd)),
         };
         let abs = fs::canonicalize(&file).unwrap_or(file.clone());
-        format!("  reproduce: d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {run}); echo \"exit $?\"", abs.display())
+        format!("  reproduce: d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {run}); echo \"exit $?\"", quote(&abs))
     };
     // Sanity runs of the original, before any reduction: not interesting, too slow and
     // flaky each get their own message and exit code.
@@ -466,9 +506,9 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         }
         Err(e) => return Err(Fail(exit::ERROR, e.to_string())),
     };
-    if !saved_orig && !in_place {
-        // Nothing smaller was found: -o still gets the (interesting) original.
-        write_atomically(&out_path, &outcome.text).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", out_path.display())))?;
+    if !output.in_place() {
+        // -o always gets the result, also when nothing smaller was found.
+        output.write(&outcome.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
     }
     let s = &outcome.stats;
     if !quiet {
@@ -513,7 +553,11 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             100.0 * s.invalid_share()
         );
         eprintln!("  matched   {:.1}% of named CST nodes to their PNF rule ({} opaque)", 100.0 * s.matched_share, s.opaque_nodes);
-        eprintln!("  result    {}{}", out_path.display(), if in_place && saved_orig { format!(" (original: {})", orig.display()) } else { String::new() });
+        let original = match &output.backup {
+            Some(b) if output.backup_written() => format!(" (original: {})", b.display()),
+            _ => String::new(),
+        };
+        eprintln!("  result    {}{original}", output.path.display());
     }
     if let Some(path) = &a.stats {
         let json = serde_json::json!({

@@ -204,3 +204,78 @@ fn a_flaky_test_exits_6_and_a_derived_time_limit_is_reported() {
     assert_exit(&out, 0);
     assert!(String::from_utf8_lossy(&out.stderr).contains("time limit per test 10.0 s"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+fn lopper_args(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).output().unwrap()
+}
+
+#[test]
+fn c_vise_habits_get_lopper_answers() {
+    let case = Case::new("a.c", NEEDLE_SRC, "grep -q needle \"$1\"");
+    let (test, file) = (case.test.as_os_str(), case.program.as_os_str());
+    // C-Vise's --n N and -n N are -j N.
+    for flag in ["--n", "-n"] {
+        let stats = case.path("stats.json");
+        let out = lopper_args(&[flag.as_ref(), "1".as_ref(), "-q".as_ref(), "--stats".as_ref(), stats.as_os_str(), test, file]);
+        assert_exit(&out, 0);
+        assert!(fs::read_to_string(&stats).unwrap().contains("\"jobs\": 1"));
+    }
+    // Two FILEs: one at a time, said plainly; nothing touched.
+    let case = Case::new("a.c", NEEDLE_SRC, "grep -q needle \"$1\"");
+    let other = case.path("b.c");
+    fs::write(&other, NEEDLE_SRC).unwrap();
+    let out = lopper_args(&[case.test.as_os_str(), case.program.as_os_str(), other.as_os_str()]);
+    assert_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("one FILE at a time") && err.contains("b.c"), "{err}");
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), NEEDLE_SRC);
+    // The usage line names TEST FILE, not `[FILE]...`.
+    let help = lopper_args(&["--help".as_ref()]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("Usage: lopper [OPTIONS] TEST FILE") && !help.contains("Usage: lopper [OPTIONS] [TEST] [FILE]..."), "{help}");
+}
+
+#[test]
+fn swapped_arguments_say_the_order_is_test_file() {
+    let case = Case::new("prog.c", NEEDLE_SRC, "grep -q needle \"$1\"");
+    let out = lopper_args(&["--lang".as_ref(), "c".as_ref(), case.program.as_os_str(), case.test.as_os_str()]);
+    assert_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("in the order TEST FILE") && err.contains("test.sh looks like the test"), "{err}");
+    assert!(!err.contains("chmod"), "{err}");
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), NEEDLE_SRC);
+}
+
+#[test]
+fn a_test_that_is_a_directory_or_lacks_a_shebang_is_named_as_such() {
+    let case = Case::new("a.c", NEEDLE_SRC, "exit 0");
+    let out = lopper_args(&[case.dir.path().as_os_str(), case.program.as_os_str()]);
+    assert_exit(&out, 4);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is a directory") && !err.contains("does not exist"), "{err}");
+    let bare = case.path("bare.sh");
+    fs::write(&bare, "grep -q needle \"$1\"\n").unwrap();
+    fs::set_permissions(&bare, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = lopper_args(&[bare.as_os_str(), case.program.as_os_str()]);
+    assert_exit(&out, 4);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no `#!` line") && err.contains("#!/bin/sh"), "{err}");
+}
+
+#[test]
+fn languages_columns_line_up() {
+    let out = lopper_args(&["languages".as_ref()]);
+    assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(rows.len() >= 6, "{text}");
+    // Every column starts at the same character in every row, header included.
+    let header = rows[0];
+    let starts: Vec<usize> = ["extensions", "found in", "location"].iter().map(|h| header.find(h).unwrap()).collect();
+    for row in &rows[1..] {
+        for &s in &starts {
+            let chars: Vec<char> = row.chars().collect();
+            assert!(chars[s - 1] == ' ' && chars[s - 2] == ' ' && chars[s] != ' ', "misaligned at {s}: {row:?}\n{text}");
+        }
+    }
+}

@@ -40,6 +40,7 @@ PY"#;
 
 #[test]
 fn a_grammar_file_dropped_into_a_grammars_directory_reduces_json() {
+    require_tool("python3");
     let case = Case::new("doc.json", JSON_DOC, JSON_TEST);
     assert!(case.passes(&case.program));
     // Only the grammar file, under a new name, in a directory lopper is pointed at.
@@ -86,6 +87,7 @@ const SMT_SCRIPT: &str = r#"; a script z3 finds unsatisfiable, among assertions 
 
 #[test]
 fn a_grammar_file_given_with_grammar_reduces_smtlib_with_z3() {
+    require_tool("z3");
     // Interesting: z3 says unsat (and reports no error).
     let case = Case::new("query.smt2", SMT_SCRIPT, r#"out=$(z3 -T:10 "$1" 2>&1); echo "$out" | grep -q '^unsat' && ! echo "$out" | grep -q error"#);
     assert!(case.passes(&case.program));
@@ -118,6 +120,7 @@ print(cfg.name .. "!", cfg.options.level)
 
 #[test]
 fn the_shipped_lua_grammar_reduces_a_lua_error() {
+    require_tool("lua5.4");
     let case = Case::new("conf.lua", LUA_PROGRAM, r#"lua5.4 "$1" 2>&1 | grep -q "attempt to index a nil value (field 'options')""#);
     assert!(case.passes(&case.program));
     let out = case.lopper(&[]);
@@ -154,6 +157,8 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn a_tree_sitter_grammar_folder_is_compiled_at_run_time_and_reduces() {
+    require_tool("python3");
+    require_tool("cc");
     let case = Case::new("doc.json", JSON_DOC, JSON_TEST);
     let folder = case.path("grammars/tree-sitter-json");
     copy_dir(&tree_sitter_json_src(), &folder.join("src"));

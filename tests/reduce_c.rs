@@ -10,6 +10,7 @@ const EXAMPLE_TEST: &str = include_str!("../examples/c-gcc-diagnostic/test.sh");
 
 #[test]
 fn the_shipped_example_reduces_in_place_and_keeps_the_original() {
+    require_tool("gcc");
     let case = Case::new("program.c", EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"));
     assert!(case.passes(&case.program));
     let out = case.lopper(&["--stats", case.path("stats.json").to_str().unwrap()]);
@@ -44,6 +45,7 @@ fn the_shipped_example_reduces_in_place_and_keeps_the_original() {
 
 #[test]
 fn output_flag_leaves_the_input_alone() {
+    require_tool("gcc");
     let src = "int unused(int a) { return a * 2; }\nint main(void) { int x = 1; undeclared_fn(x); return 0; }\nint other(void) { return 3; }\n";
     let case = Case::new("m.c", src, "LC_ALL=C gcc -c -Werror=implicit-function-declaration -o /dev/null \"$1\" 2>&1 | grep -q \"implicit declaration of function 'undeclared_fn'\"");
     let dest = case.path("small.c");
@@ -60,6 +62,7 @@ fn output_flag_leaves_the_input_alone() {
 
 #[test]
 fn one_job_and_two_jobs_give_the_same_bytes() {
+    require_tool("gcc");
     let mut outs = Vec::new();
     for jobs in ["1", "2"] {
         let case = Case::new("program.c", EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"));

@@ -49,6 +49,7 @@ public class Shapes {
 
 #[test]
 fn javac_type_error_reduces_to_its_core() {
+    require_tool("javac");
     let case = Case::new(
         "Shapes.java",
         PROGRAM,

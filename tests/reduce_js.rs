@@ -31,6 +31,7 @@ console.log(settings.depth);
 
 #[test]
 fn node_type_error_reduces_to_its_core() {
+    require_tool("node");
     let case = Case::new("report.js", PROGRAM, "node \"$1\" 2>&1 | grep -q \"Cannot read properties of undefined (reading 'depth')\"");
     assert!(case.passes(&case.program));
     let out = case.lopper(&[]);

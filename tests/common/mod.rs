@@ -56,3 +56,17 @@ pub fn tokens(lang: Language, text: &str) -> usize {
 pub fn assert_exit(out: &Output, code: i32) {
     assert_eq!(out.status.code(), Some(code), "stderr:\n{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// The Debian package that provides each outside tool the end-to-end tests use as an oracle.
+const TOOL_PACKAGES: &[(&str, &str)] =
+    &[("gcc", "gcc"), ("cc", "gcc"), ("javac", "openjdk-17-jdk-headless"), ("node", "nodejs"), ("python3", "python3"), ("z3", "z3"), ("lua5.4", "lua5.4")];
+
+/// Fails the test with a message naming `tool` (and how to get it) when it is not on PATH,
+/// instead of a bare assertion about an oracle that could not run.
+pub fn require_tool(tool: &str) {
+    let found = Command::new("sh").arg("-c").arg(format!("command -v '{tool}' >/dev/null")).status().is_ok_and(|s| s.success());
+    if !found {
+        let package = TOOL_PACKAGES.iter().find(|(t, _)| *t == tool).map_or(tool, |(_, p)| p);
+        panic!("`{tool}` is not installed, and this test runs it as its oracle: run `tools/test` (it installs what the tests use), or `apt-get install {package}`");
+    }
+}

@@ -38,9 +38,16 @@ pub enum OracleError {
     /// The test file does not exist.
     #[error("interestingness test {0} does not exist")]
     TestMissing(PathBuf),
+    /// The test path is a directory.
+    #[error("interestingness test {0} is a directory, not an executable file")]
+    TestIsDirectory(PathBuf),
     /// The test file is not executable.
     #[error("interestingness test {0} is not executable (try: chmod +x {0})")]
     TestNotExecutable(PathBuf),
+    /// The test is executable but neither a `#!` script nor a binary, so the kernel cannot
+    /// run it ("Exec format error").
+    #[error("interestingness test {0} has no `#!` line: start it with `#!/bin/sh` (or the interpreter it needs)")]
+    TestNoInterpreter(PathBuf),
     /// A file-system or process error.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -149,6 +156,15 @@ struct Running {
     capture: bool,
 }
 
+/// Whether an executable file starts as the kernel can run it: a `#!` line or an ELF header.
+/// An unreadable file passes; running it will say why.
+pub fn is_runnable(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let Ok(n) = fs::File::open(path).and_then(|mut f| f.read(&mut head)) else { return true };
+    head[..n].starts_with(b"#!") || head[..n].starts_with(b"\x7fELF")
+}
+
 /// How a run ended, before the criteria judge it.
 #[derive(Clone, Copy, Debug)]
 enum Ending {
@@ -163,15 +179,22 @@ impl ScriptOracle {
     /// system temp dir, removed when the runner is dropped.
     ///
     /// # Errors
-    /// [`OracleError::TestMissing`], [`OracleError::TestNotExecutable`], or an I/O error
-    /// creating the temporary root.
+    /// [`OracleError::TestMissing`], [`OracleError::TestIsDirectory`],
+    /// [`OracleError::TestNotExecutable`], [`OracleError::TestNoInterpreter`], or an I/O
+    /// error creating the temporary root.
     pub fn new(test: &Path, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
         let meta = fs::metadata(test).map_err(|_| OracleError::TestMissing(test.to_path_buf()))?;
+        if meta.is_dir() {
+            return Err(OracleError::TestIsDirectory(test.to_path_buf()));
+        }
         if !meta.is_file() {
             return Err(OracleError::TestMissing(test.to_path_buf()));
         }
         if meta.permissions().mode() & 0o111 == 0 {
             return Err(OracleError::TestNotExecutable(test.to_path_buf()));
+        }
+        if !is_runnable(test) {
+            return Err(OracleError::TestNoInterpreter(test.to_path_buf()));
         }
         let test = TestCommand::Script(fs::canonicalize(test)?);
         Self::with_command(test, file_name, timeout, interrupt)

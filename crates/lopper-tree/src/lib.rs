@@ -224,6 +224,21 @@ impl Tree {
         self.token_order.len()
     }
 
+    /// The texts of the unedited tree's tokens, in source order.
+    pub fn tokens(&self) -> impl Iterator<Item = &str> + '_ {
+        self.token_order.iter().map(|&t| self.token_text(t))
+    }
+
+    /// The source's line break: `"\r\n"` when it has any CRLF, else `"\n"`. Rendering
+    /// uses it for the line breaks it inserts, so CRLF files stay CRLF throughout.
+    pub fn line_break(&self) -> &'static str {
+        if self.source.contains("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    }
+
     /// The text of a token node (empty for inner nodes).
     pub fn token_text(&self, id: NodeId) -> &str {
         match &self.node(id).text {
@@ -288,6 +303,7 @@ impl Tree {
     /// Renders the program under `edits` (see the crate docs for the whitespace rules).
     pub fn render(&self, edits: &EditSet, opts: RenderOptions) -> String {
         let mut out = String::with_capacity(self.source.len());
+        let nl = self.line_break();
         let mut last: Option<u32> = None;
         self.walk(edits, |id| {
             let Some(r) = &self.node(id).text else { return true };
@@ -307,10 +323,12 @@ impl Tree {
                     let next = self.token_order.get(l as usize + 1).map_or(self.source.len(), |t| self.node(*t).text.as_ref().unwrap().start as usize);
                     if self.source[l_end..next].contains('\n') && !out[before..].contains('\n') {
                         out.truncate(before);
-                        out.push('\n');
-                    } else if let Some(nl) = out[before..].rfind('\n') {
-                        // Blank lines left by deleted code go; the token's indentation stays.
-                        out.replace_range(before..before + nl, "");
+                        out.push_str(nl);
+                    } else if let Some(at) = out[before..].rfind('\n') {
+                        // Blank lines left by deleted code go; the token's indentation stays
+                        // (and a CRLF's `\r` with its `\n`).
+                        let at = if out[..before + at].ends_with('\r') { at - 1 } else { at };
+                        out.replace_range(before..before + at, "");
                     }
                 }
                 let text = &self.source[r.start as usize..r.end as usize];
@@ -327,7 +345,7 @@ impl Tree {
                 let end = self.node(self.token_order[l as usize]).text.as_ref().unwrap().end;
                 self.push_trivia(&mut out, end..self.source.len() as u32, opts);
             }
-            Some(_) => out.push('\n'),
+            Some(_) => out.push_str(nl),
             None => {}
         }
         out

@@ -97,3 +97,38 @@ fn line_breaks_survive_and_blank_lines_collapse() {
     // Adjacent tokens keep their whitespace verbatim, blank lines included.
     assert_eq!(t.render(&EditSet::default().with(c, Edit::Delete), RenderOptions::default()), "#x\n\n\n  a b\n");
 }
+
+/// `x;` statements with CRLF endings; each statement a star element.
+fn crlf_lines() -> (Tree, Vec<NodeId>) {
+    let src = "a; x;\r\n\r\n  b;\r\nc;".to_string();
+    let mut b = TreeBuilder::new(src);
+    let mut elems = Vec::new();
+    for (id, semi) in [(0..1, 1..2), (3..4, 4..5), (11..12, 12..13), (15..16, 16..17)] {
+        let i = b.token(None, None, id);
+        let s = b.token(None, None, semi);
+        elems.push(b.node(NodeKind::Regular, None, None, vec![i, s]));
+    }
+    let root = b.node(NodeKind::Star, None, None, elems.clone());
+    (b.finish(root), elems)
+}
+
+#[test]
+fn crlf_sources_get_crlf_line_breaks_only() {
+    let (t, ids) = crlf_lines();
+    assert_eq!(t.line_break(), "\r\n");
+    assert_eq!(t.tokens().collect::<Vec<_>>(), ["a", ";", "x", ";", "b", ";", "c", ";"]);
+    let render = |deleted: &[usize]| {
+        let e = deleted.iter().fold(EditSet::default(), |e, &i| e.with(ids[i], Edit::Delete));
+        t.render(&e, RenderOptions::default())
+    };
+    // The blank line left by `x` goes; `b` keeps its CRLF and its indentation.
+    assert_eq!(render(&[1]), "a;\r\n  b;\r\nc;");
+    // The line break that followed `x;` is kept, as CRLF.
+    assert_eq!(render(&[1, 2]), "a;\r\nc;");
+    // The line break inserted after a deleted last element is CRLF too.
+    assert_eq!(render(&[3]), "a; x;\r\n\r\n  b;\r\n");
+    for d in [[0, 1], [2, 3], [1, 3]] {
+        let out = render(&d);
+        assert!(!out.replace("\r\n", "").contains('\n'), "a bare LF: {out:?}");
+    }
+}

@@ -1,0 +1,217 @@
+//! Where the result goes, and the rules that keep the user's files safe.
+//!
+//! - With `-o OUT`, OUT must not be the input or the test (same file after resolving
+//!   links, hard links included); its directory must exist and be writable. Both are
+//!   checked before any test runs.
+//! - In place, the original is kept as `FILE.orig` before the first smaller program is
+//!   written. An existing `FILE.orig` is trusted only when FILE equals it or is a reduction
+//!   of it (its tokens a subsequence of the `.orig`'s, as every deletion and replacement
+//!   lopper makes leaves them), or likewise the newest `FILE.orig.N` an earlier run left;
+//!   otherwise this run's original goes to the next free `FILE.orig.N`.
+//! - Every write is a complete file renamed over the target, with the target's mode (and,
+//!   where permitted, owner); a new `-o` file gets the input's mode, as `cp` does.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Why an output plan was refused; each names the path concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// `-o` names the input itself.
+    #[error("-o {0} is the input file itself (after resolving links); lopper never overwrites its input with -o. Leave out -o to reduce in place (the original is kept as {1}.orig), or give another output path")]
+    SameAsInput(PathBuf, PathBuf),
+    /// `-o` names the interestingness test.
+    #[error("-o {0} is the interestingness test itself; give another output path")]
+    SameAsTest(PathBuf),
+    /// The output is a directory.
+    #[error("-o {0} is a directory; give a file path")]
+    IsDirectory(PathBuf),
+    /// The directory an output would go to is missing or not writable.
+    #[error("cannot write into {dir} (for {path}): {source}")]
+    Directory {
+        /// The file to be written.
+        path: PathBuf,
+        /// Its directory.
+        dir: PathBuf,
+        /// Why the probe file could not be created.
+        source: std::io::Error,
+    },
+    /// Reading the input's metadata or an existing backup failed.
+    #[error("cannot read {0}: {1}")]
+    Read(PathBuf, std::io::Error),
+    /// Writing the result or the backup failed.
+    #[error("cannot write {0}: {1}")]
+    Write(PathBuf, std::io::Error),
+}
+
+/// Where the best program so far goes, with the backup of the original when in place.
+#[derive(Debug)]
+pub struct Output {
+    /// The file every new best replaces.
+    pub path: PathBuf,
+    /// In place: where the original is (or will be) kept.
+    pub backup: Option<PathBuf>,
+    /// In place: the backup still has to be written before the first best.
+    backup_pending: bool,
+    input: PathBuf,
+    mode: u32,
+    owner: Option<(u32, u32)>,
+    /// A line for the user about a stale `.orig` that was set aside, if any.
+    pub notice: Option<String>,
+}
+
+/// The directory a path's file lives in (`.` for a bare name).
+fn parent_dir(path: &Path) -> &Path {
+    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+/// Checks that a file can be created beside `path`, by creating and removing a probe.
+///
+/// # Errors
+/// [`OutputError::Directory`] naming `path` and its directory.
+pub fn check_writable_dir(path: &Path) -> Result<(), OutputError> {
+    let dir = parent_dir(path);
+    let fail = |source| OutputError::Directory { path: path.to_path_buf(), dir: dir.to_path_buf(), source };
+    if !dir.is_dir() {
+        return Err(fail(std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory")));
+    }
+    // The probe's own name in tempfile's message would only confuse: keep the error kind.
+    tempfile::Builder::new().prefix(".lopper-probe").tempfile_in(dir).map(drop).map_err(|e| fail(e.kind().into()))
+}
+
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+impl Output {
+    /// Plans where results go for `input`: `-o out`, or in place. `test` is the test
+    /// script, if any. `is_reduction(orig, now)` says whether `now` could be a reduction of
+    /// `orig` (the language's token-subsequence check).
+    ///
+    /// # Errors
+    /// Any [`OutputError`]; nothing has been written then.
+    pub fn plan(input: &Path, out: Option<&Path>, test: Option<&Path>, is_reduction: impl Fn(&str, &str) -> bool) -> Result<Output, OutputError> {
+        let meta = fs::metadata(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
+        let mut plan = Output {
+            path: input.to_path_buf(),
+            backup: None,
+            backup_pending: false,
+            input: input.to_path_buf(),
+            mode: meta.permissions().mode() & 0o7777,
+            owner: Some((meta.uid(), meta.gid())),
+            notice: None,
+        };
+        if let Some(out) = out {
+            if let Ok(o) = fs::metadata(out) {
+                if same_file(&o, &meta) {
+                    return Err(OutputError::SameAsInput(out.to_path_buf(), input.to_path_buf()));
+                }
+                if test.and_then(|t| fs::metadata(t).ok()).is_some_and(|t| same_file(&o, &t)) {
+                    return Err(OutputError::SameAsTest(out.to_path_buf()));
+                }
+                if o.is_dir() {
+                    return Err(OutputError::IsDirectory(out.to_path_buf()));
+                }
+                plan.mode = o.permissions().mode() & 0o7777;
+                plan.owner = Some((o.uid(), o.gid()));
+            } else {
+                // A new file: the input's mode, our own owner.
+                plan.owner = None;
+            }
+            check_writable_dir(out)?;
+            plan.path = out.to_path_buf();
+            return Ok(plan);
+        }
+        check_writable_dir(input)?;
+        let orig = PathBuf::from(format!("{}.orig", input.display()));
+        // FILE.orig, then FILE.orig.1, .2, ... as earlier runs that met a stale one left them.
+        let existing: Vec<PathBuf> =
+            std::iter::once(orig.clone()).chain((1..).map(|n| PathBuf::from(format!("{}.{n}", orig.display())))).take_while(|p| p.exists()).collect();
+        let backup = if existing.is_empty() {
+            Some(orig.clone())
+        } else {
+            let now = fs::read(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
+            let mut trusted = None;
+            for old_path in existing.iter().rev() {
+                let old = fs::read(old_path).map_err(|e| OutputError::Read(old_path.clone(), e))?;
+                let ok = now == old
+                    || match (std::str::from_utf8(&old), std::str::from_utf8(&now)) {
+                        (Ok(old), Ok(now)) => is_reduction(old, now),
+                        _ => false,
+                    };
+                if ok {
+                    trusted = Some(old_path.clone());
+                    break;
+                }
+            }
+            match trusted {
+                Some(t) => {
+                    plan.notice = Some(format!("keeping the existing {} as the original ({} is it or a reduction of it)", t.display(), input.display()));
+                    plan.backup = Some(t);
+                    None
+                }
+                None => {
+                    let fresh = PathBuf::from(format!("{}.{}", orig.display(), existing.len()));
+                    plan.notice = Some(format!(
+                        "{} holds another program ({} is not a reduction of it); it is left alone, and this run's original goes to {} before the first smaller program is written",
+                        orig.display(),
+                        input.display(),
+                        fresh.display()
+                    ));
+                    Some(fresh)
+                }
+            }
+        };
+        plan.backup_pending = backup.is_some();
+        if backup.is_some() {
+            plan.backup = backup;
+        }
+        Ok(plan)
+    }
+
+    /// Whether results replace the input (no `-o`).
+    pub fn in_place(&self) -> bool {
+        self.backup.is_some()
+    }
+
+    /// Writes a new best: first, in place, the backup of the original (a copy, keeping
+    /// its mode), then `text` over the target by rename.
+    ///
+    /// # Errors
+    /// [`OutputError::Write`] naming the file that could not be written.
+    pub fn write(&mut self, text: &str) -> Result<(), OutputError> {
+        if self.backup_pending {
+            let backup = self.backup.as_ref().expect("pending implies a backup");
+            fs::copy(&self.input, backup).map_err(|e| OutputError::Write(backup.clone(), e))?;
+            self.backup_pending = false;
+        }
+        self.write_atomically(text).map_err(|e| OutputError::Write(self.path.clone(), e))
+    }
+
+    /// Whether [`Output::write`] has made the backup (or there was one to keep).
+    pub fn backup_written(&self) -> bool {
+        self.in_place() && !self.backup_pending
+    }
+
+    fn write_atomically(&self, text: &str) -> std::io::Result<()> {
+        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".lopper-tmp").tempfile_in(parent_dir(&self.path))?;
+        tmp.write_all(text.as_bytes())?;
+        if let Some((uid, gid)) = self.owner {
+            // Only root may give a file away; keeping our own ownership is the fallback.
+            let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(uid), Some(gid));
+        }
+        // After the owner: chown clears set-id bits.
+        tmp.as_file().set_permissions(fs::Permissions::from_mode(self.mode))?;
+        tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// Quotes a word (a path, a command line) for a POSIX shell, for commands the user may paste.
+pub fn shell_quote(word: &str) -> String {
+    // try_quote fails only on NUL, which neither paths nor arguments hold.
+    shlex::try_quote(word).map_or_else(|_| word.to_string(), |q| q.into_owned())
+}

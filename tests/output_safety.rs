@@ -1,0 +1,146 @@
+//! End to end: lopper never loses the user's file. Each test is a repro from issue 12: the
+//! original's bytes survive somewhere the message names, or lopper refuses before touching
+//! anything.
+
+mod common;
+use common::*;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/c-gcc-diagnostic").join(name)
+}
+
+/// The shipped example (a gcc diagnostic) copied into a case directory as `name`.
+fn example_case(name: &str) -> Case {
+    require_tool("gcc");
+    let case = Case::new(name, &fs::read_to_string(example("program.c")).unwrap(), "exit 0");
+    fs::copy(example("test.sh"), &case.test).unwrap();
+    case
+}
+
+fn run(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).output().unwrap()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn output_naming_the_input_is_refused_before_any_test() {
+    let case = example_case("same.c");
+    let original = fs::read(&case.program).unwrap();
+    // The test records every run: a refusal must come before the first.
+    let runs = case.path("runs");
+    fs::write(&case.test, format!("#!/bin/sh\necho run >> {}\n{}", runs.display(), fs::read_to_string(example("test.sh")).unwrap())).unwrap();
+    std::os::unix::fs::symlink(&case.program, case.path("link.c")).unwrap();
+    fs::hard_link(&case.program, case.path("hard.c")).unwrap();
+    for out_name in [case.program.clone().into_os_string(), "same.c".into(), case.path("link.c").into_os_string(), case.path("hard.c").into_os_string()] {
+        let out = Command::new(env!("CARGO_BIN_EXE_lopper")).current_dir(case.dir.path()).arg("-o").arg(&out_name).arg(&case.test).arg("same.c").output().unwrap();
+        assert_exit(&out, 8);
+        let err = stderr(&out);
+        assert!(err.contains("is the input file itself") && err.contains("Leave out -o"), "{err}");
+        assert_eq!(fs::read(&case.program).unwrap(), original, "-o {out_name:?} changed the input");
+        assert!(!case.path("same.c.orig").exists());
+        assert!(!runs.exists(), "a test ran before the refusal");
+    }
+    // -o naming the test script is refused too, and the script survives.
+    let script = fs::read(&case.test).unwrap();
+    let out = run(&["-o".as_ref(), case.test.as_os_str(), case.test.as_os_str(), case.program.as_os_str()]);
+    assert_exit(&out, 8);
+    assert!(stderr(&out).contains("is the interestingness test itself"), "{}", stderr(&out));
+    assert_eq!(fs::read(&case.test).unwrap(), script);
+}
+
+#[test]
+fn a_stale_orig_is_never_trusted_and_the_new_original_survives() {
+    let case = example_case("p.c");
+    let original = fs::read_to_string(&case.program).unwrap();
+    let stale = "int old(void){return 1;}\n";
+    fs::write(case.path("p.c.orig"), stale).unwrap();
+    let out = case.lopper(&[]);
+    assert_exit(&out, 0);
+    let err = stderr(&out);
+    assert!(err.contains("p.c.orig holds another program") && err.contains("p.c.orig.1"), "{err}");
+    assert!(err.contains("(original: ") && err.contains("p.c.orig.1)"), "the summary names the backup: {err}");
+    assert_eq!(fs::read_to_string(case.path("p.c.orig")).unwrap(), stale, "the stale file is left alone");
+    assert_eq!(fs::read_to_string(case.path("p.c.orig.1")).unwrap(), original, "the new original is kept");
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(reduced.len() < original.len() && case.passes(&case.program));
+    // Resuming on the reduced file trusts the backup this run made and makes no other.
+    let out = case.lopper(&[]);
+    assert_exit(&out, 0);
+    assert!(stderr(&out).contains("keeping the existing") && stderr(&out).contains("p.c.orig.1"), "{}", stderr(&out));
+    assert!(!case.path("p.c.orig.2").exists());
+    // A program that is not a reduction of either backup gets the next name.
+    let other = "struct item { int x; };\nint main(void) { int i; struct item s; i = s; return i; }\n";
+    fs::write(&case.program, other).unwrap();
+    let out = case.lopper(&["-q"]);
+    assert_exit(&out, 0);
+    assert_eq!(fs::read_to_string(case.path("p.c.orig.2")).unwrap(), other);
+    assert_eq!(fs::read_to_string(case.path("p.c.orig.1")).unwrap(), original);
+}
+
+#[test]
+fn in_place_and_output_files_keep_the_mode() {
+    let case = Case::new("m.c", "int a(void) { return 1; }\nint b(void) { return needle(); }\n", "grep -q needle \"$1\"");
+    fs::set_permissions(&case.program, fs::Permissions::from_mode(0o640)).unwrap();
+    let out = case.lopper(&["-q"]);
+    assert_exit(&out, 0);
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert!(!fs::read_to_string(&case.program).unwrap().contains("return 1"));
+    assert_eq!((mode(&case.program), mode(&case.path("m.c.orig"))), (0o640, 0o640));
+    // A new -o file gets the input's mode; an existing one keeps its own.
+    let new = case.path("new.c");
+    let out = case.lopper(&["-q", "-o", new.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    assert_eq!(mode(&new), 0o640);
+    fs::set_permissions(&new, fs::Permissions::from_mode(0o600)).unwrap();
+    let out = case.lopper(&["-q", "-o", new.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    assert_eq!(mode(&new), 0o600);
+}
+
+#[test]
+fn unusable_output_paths_are_named_before_any_test() {
+    let case = Case::new("a.c", "int main(void) { return 0; }\n", "touch \"$(dirname \"$0\")/ran\"");
+    let missing = case.path("no/such/dir/out.c");
+    let out = case.lopper(&["-o", missing.to_str().unwrap()]);
+    assert_exit(&out, 8);
+    let err = stderr(&out);
+    assert!(err.contains(&case.path("no/such/dir").display().to_string()) && err.contains("no such directory"), "{err}");
+    let out = case.lopper(&["--stats", missing.to_str().unwrap()]);
+    assert_exit(&out, 8);
+    let out = case.lopper(&["-o", case.dir.path().to_str().unwrap()]);
+    assert_exit(&out, 8);
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+    assert!(!case.path("ran").exists(), "no test may run before the output is known to be writable");
+}
+
+#[test]
+fn the_reproduce_command_quotes_paths_and_works_when_pasted() {
+    let case = Case::new("my prog.c", "int main(void) { return 0; }\n", "echo \"checked $1\"; exit 1");
+    let out = case.lopper(&[]);
+    assert_exit(&out, 5);
+    let err = stderr(&out);
+    let line = err.lines().find(|l| l.trim_start().starts_with("reproduce: ")).expect("a reproduce line");
+    let cmd = line.trim_start().trim_start_matches("reproduce: ");
+    assert!(cmd.contains("'"), "paths with spaces are quoted: {cmd}");
+    let pasted = Command::new("sh").arg("-c").arg(cmd).output().unwrap();
+    let said = String::from_utf8_lossy(&pasted.stdout);
+    assert!(said.contains("checked ") && said.contains("/my prog.c") && said.contains("exit 1"), "{said}");
+}
+
+#[test]
+fn crlf_input_comes_back_with_crlf_line_endings_only() {
+    let src = "int a(void) { return 1; }\r\n\r\nint b(void) { return needle(); }\r\n  int c(void) { return 3; }\r\n\r\nint d(void) { return 4; }\r\nint e(void) { return 5; }\r\n";
+    let case = Case::new("crlf.c", src, "grep -q needle \"$1\" && grep -q 'return 4' \"$1\"");
+    let out = case.lopper(&["-q"]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(reduced.len() < src.len() && reduced.contains("\r\n"), "{reduced:?}");
+    assert!(!reduced.replace("\r\n", "").contains('\n'), "a bare LF in {reduced:?}");
+}
