@@ -12,11 +12,8 @@ use lopper_parse::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_gr
 use std::path::{Path, PathBuf};
 
 /// The grammar files shipped with lopper, built into the binary so it works anywhere.
-const SHIPPED_PEST: &[(&str, &str)] = &[
-    ("json", include_str!("../grammars/json.pest")),
-    ("smtlib", include_str!("../grammars/smtlib.pest")),
-    ("lua", include_str!("../grammars/lua.pest")),
-];
+const SHIPPED_PEST: &[(&str, &str)] =
+    &[("json", include_str!("../grammars/json.pest")), ("smtlib", include_str!("../grammars/smtlib.pest")), ("lua", include_str!("../grammars/lua.pest"))];
 
 /// What a language is made of.
 #[derive(Clone, Debug)]
@@ -120,7 +117,8 @@ impl Registry {
     pub fn discover(explicit: &[PathBuf]) -> Result<Registry, String> {
         let mut r = Registry::default();
         for p in explicit {
-            let e = entry_for(p, "--grammar").ok_or_else(|| format!("--grammar {}: not a .pest file nor a folder with src/grammar.json and src/parser.c", p.display()))?;
+            let e = entry_for(p, "--grammar")
+                .ok_or_else(|| format!("--grammar {}: not a .pest file nor a folder with src/grammar.json and src/parser.c", p.display()))?;
             r.entries.push(e);
         }
         if let Some(v) = std::env::var_os("LOPPER_GRAMMARS") {
@@ -138,10 +136,20 @@ impl Registry {
                 Language::Java => vec!["java"],
                 Language::JavaScript => vec!["js", "mjs", "cjs"],
             };
-            r.entries.push(Entry { name: l.name().into(), extensions: ext.into_iter().map(String::from).collect(), kind: Kind::BuiltIn(l), origin: "built-in".into() });
+            r.entries.push(Entry {
+                name: l.name().into(),
+                extensions: ext.into_iter().map(String::from).collect(),
+                kind: Kind::BuiltIn(l),
+                origin: "built-in".into(),
+            });
         }
         for (name, text) in SHIPPED_PEST {
-            r.entries.push(Entry { name: (*name).into(), extensions: lopper_grammar::pest_extensions(text), kind: Kind::ShippedPest(text), origin: "built-in".into() });
+            r.entries.push(Entry {
+                name: (*name).into(),
+                extensions: lopper_grammar::pest_extensions(text),
+                kind: Kind::ShippedPest(text),
+                origin: "built-in".into(),
+            });
         }
         Ok(r)
     }
@@ -203,9 +211,7 @@ fn entry_for(p: &Path, origin: &str) -> Option<Entry> {
 /// `grammars[].file-types`, else `package.json`'s `tree-sitter[].file-types`.
 fn tree_sitter_file_types(dir: &Path) -> Vec<String> {
     let read = |f: &str| -> Option<serde_json::Value> { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).ok()?).ok() };
-    let list = read("tree-sitter.json")
-        .and_then(|v| v.get("grammars").cloned())
-        .or_else(|| read("package.json").and_then(|v| v.get("tree-sitter").cloned()));
+    let list = read("tree-sitter.json").and_then(|v| v.get("grammars").cloned()).or_else(|| read("package.json").and_then(|v| v.get("tree-sitter").cloned()));
     let mut out = Vec::new();
     for g in list.as_ref().and_then(|l| l.as_array()).into_iter().flatten() {
         for t in g.get("file-types").and_then(|t| t.as_array()).into_iter().flatten() {

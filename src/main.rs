@@ -198,7 +198,10 @@ fn language(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Result<F
         (Some(l), _) => reg.by_name(l).ok_or_else(|| Fail(exit::BAD_INPUT, format!("unknown language `{l}` (known: {})", reg.names())))?,
         (None, Some(_)) => &reg.entries[0],
         (None, None) => reg.by_path(file).ok_or_else(|| {
-            Fail(exit::BAD_INPUT, format!("cannot tell the language of {} from its extension; use --lang (known: {}) or --grammar PATH", file.display(), reg.names()))
+            Fail(
+                exit::BAD_INPUT,
+                format!("cannot tell the language of {} from its extension; use --lang (known: {}) or --grammar PATH", file.display(), reg.names()),
+            )
         })?,
     };
     entry.load().map_err(|e| Fail(exit::BAD_INPUT, e))
@@ -323,10 +326,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         (Some(_), _) => return Err(Fail(exit::USAGE, "with --test-cmd, give only FILE".into())),
         (None, [_, _, rest @ ..]) => {
             let extra: Vec<String> = rest.iter().map(|p| p.display().to_string()).collect();
-            return Err(Fail(
-                exit::USAGE,
-                format!("one FILE at a time, after TEST (also given: {}); run lopper once per file", extra.join(" ")),
-            ));
+            return Err(Fail(exit::USAGE, format!("one FILE at a time, after TEST (also given: {}); run lopper once per file", extra.join(" "))));
         }
         (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or --test-cmd 'COMMAND' FILE)".into())),
     };
@@ -340,9 +340,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         }
     }
     let regex = |r: &Option<String>, flag: &str| -> Result<Option<regex::Regex>, Fail> {
-        r.as_deref()
-            .map(|r| regex::Regex::new(r).map_err(|e| Fail(exit::USAGE, format!("{flag}: {e}"))))
-            .transpose()
+        r.as_deref().map(|r| regex::Regex::new(r).map_err(|e| Fail(exit::USAGE, format!("{flag}: {e}")))).transpose()
     };
     let criteria = Criteria {
         exit_codes: if a.interesting_exit_code.is_empty() { vec![0] } else { a.interesting_exit_code.clone() },
@@ -358,8 +356,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         TestCommand::Shell(_) => None,
     };
     // Where results go is settled, and refused if unsafe, before any test runs.
-    let mut output = output::Output::plan(&file, a.output.as_deref(), script, |old, now| is_token_reduction(&f, old, now))
-        .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+    let mut output =
+        output::Output::plan(&file, a.output.as_deref(), script, |old, now| is_token_reduction(&f, old, now)).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
     let notice = output.notice.take();
     if let Some(stats) = &a.stats {
         output::check_writable_dir(stats).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
@@ -460,12 +458,21 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     }
     let limit = oracle.timeout().as_secs_f64();
     if let Some(r) = sanity.iter().find(|r| r.verdict == Verdict::TimedOut) {
-        let msg = format!("the test is too slow on the original {}: it did not finish within {limit} s (--timeout).\n{reproduce}{}", file.display(), output_tail(&r.output));
+        let msg = format!(
+            "the test is too slow on the original {}: it did not finish within {limit} s (--timeout).\n{reproduce}{}",
+            file.display(),
+            output_tail(&r.output)
+        );
         return Err(Fail(exit::TOO_SLOW, msg));
     }
     let yes = sanity.iter().filter(|r| r.verdict == Verdict::Interesting).count();
     if yes == 0 {
-        let msg = format!("the original {} is not interesting: the test said no ({} runs).\n{reproduce}{}", file.display(), sanity.len(), output_tail(&sanity[0].output));
+        let msg = format!(
+            "the original {} is not interesting: the test said no ({} runs).\n{reproduce}{}",
+            file.display(),
+            sanity.len(),
+            output_tail(&sanity[0].output)
+        );
         return Err(Fail(exit::NOT_INTERESTING, msg));
     }
     if yes < sanity.len() {
@@ -539,19 +546,9 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         );
         eprintln!(
             "  passes    list: {} tests, {:.1} s ({:.1} s in tests); replace: {} tests, {:.1} s ({:.1} s in tests)",
-            s.list_tests,
-            s.list_time.seconds,
-            s.list_time.test_seconds,
-            s.replace_tests,
-            s.replace_time.seconds,
-            s.replace_time.test_seconds
+            s.list_tests, s.list_time.seconds, s.list_time.test_seconds, s.replace_tests, s.replace_time.seconds, s.replace_time.test_seconds
         );
-        eprintln!(
-            "  invalid   {} of {} candidates ({:.2}%) had new syntax errors and were not tested",
-            s.invalid,
-            s.candidates,
-            100.0 * s.invalid_share()
-        );
+        eprintln!("  invalid   {} of {} candidates ({:.2}%) had new syntax errors and were not tested", s.invalid, s.candidates, 100.0 * s.invalid_share());
         eprintln!("  matched   {:.1}% of named CST nodes to their PNF rule ({} opaque)", 100.0 * s.matched_share, s.opaque_nodes);
         let original = match &output.backup {
             Some(b) if output.backup_written() => format!(" (original: {})", b.display()),

@@ -101,13 +101,8 @@ fn ctrl_c_mid_run_leaves_an_interesting_file_and_no_temporaries() {
     let case = Case::new("big.c", &src, "sleep 0.2; grep -q needle \"$1\"");
     let tmp = case.path("tmp");
     fs::create_dir(&tmp).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_lopper"))
-        .env("TMPDIR", &tmp)
-        .arg(&case.test)
-        .arg(&case.program)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child =
+        Command::new(env!("CARGO_BIN_EXE_lopper")).env("TMPDIR", &tmp).arg(&case.test).arg(&case.program).stderr(std::process::Stdio::piped()).spawn().unwrap();
     // Wait for the first smaller program to be written, then interrupt.
     let t = Instant::now();
     while !case.path("big.c.orig").exists() && t.elapsed() < Duration::from_secs(30) {

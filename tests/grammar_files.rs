@@ -137,10 +137,20 @@ fn the_shipped_lua_grammar_reduces_a_lua_error() {
 /// its registry; the version is the one Cargo.lock names.
 fn tree_sitter_json_src() -> PathBuf {
     let lock = fs::read_to_string(repo("Cargo.lock")).unwrap();
-    let version = lock.split("[[package]]").find(|p| p.contains("name = \"tree-sitter-json\"")).and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = "))).expect("tree-sitter-json in Cargo.lock").trim_matches('"').to_string();
+    let version = lock
+        .split("[[package]]")
+        .find(|p| p.contains("name = \"tree-sitter-json\""))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+        .expect("tree-sitter-json in Cargo.lock")
+        .trim_matches('"')
+        .to_string();
     let home = std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
     let dir = format!("tree-sitter-json-{version}");
-    fs::read_dir(home.join("registry/src")).unwrap().map(|e| e.unwrap().path().join(&dir).join("src")).find(|p| p.join("parser.c").is_file()).expect("tree-sitter-json sources in cargo's registry")
+    fs::read_dir(home.join("registry/src"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join(&dir).join("src"))
+        .find(|p| p.join("parser.c").is_file())
+        .expect("tree-sitter-json sources in cargo's registry")
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -163,9 +173,8 @@ fn a_tree_sitter_grammar_folder_is_compiled_at_run_time_and_reduces() {
     let folder = case.path("grammars/tree-sitter-json");
     copy_dir(&tree_sitter_json_src(), &folder.join("src"));
     let cache = case.path("cache");
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).arg(&case.test).arg(&case.program).env("LOPPER_CACHE", &cache).output().unwrap()
-    };
+    let run =
+        |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).arg(&case.test).arg(&case.program).env("LOPPER_CACHE", &cache).output().unwrap();
     let out = run(&["--grammar", folder.to_str().unwrap(), "-o", case.path("min.json").to_str().unwrap()]);
     assert_exit(&out, 0);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -39,7 +39,8 @@ fn output_naming_the_input_is_refused_before_any_test() {
     std::os::unix::fs::symlink(&case.program, case.path("link.c")).unwrap();
     fs::hard_link(&case.program, case.path("hard.c")).unwrap();
     for out_name in [case.program.clone().into_os_string(), "same.c".into(), case.path("link.c").into_os_string(), case.path("hard.c").into_os_string()] {
-        let out = Command::new(env!("CARGO_BIN_EXE_lopper")).current_dir(case.dir.path()).arg("-o").arg(&out_name).arg(&case.test).arg("same.c").output().unwrap();
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_lopper")).current_dir(case.dir.path()).arg("-o").arg(&out_name).arg(&case.test).arg("same.c").output().unwrap();
         assert_exit(&out, 8);
         let err = stderr(&out);
         assert!(err.contains("is the input file itself") && err.contains("Leave out -o"), "{err}");

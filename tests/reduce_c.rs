@@ -47,7 +47,11 @@ fn the_shipped_example_reduces_in_place_and_keeps_the_original() {
 fn output_flag_leaves_the_input_alone() {
     require_tool("gcc");
     let src = "int unused(int a) { return a * 2; }\nint main(void) { int x = 1; undeclared_fn(x); return 0; }\nint other(void) { return 3; }\n";
-    let case = Case::new("m.c", src, "LC_ALL=C gcc -c -Werror=implicit-function-declaration -o /dev/null \"$1\" 2>&1 | grep -q \"implicit declaration of function 'undeclared_fn'\"");
+    let case = Case::new(
+        "m.c",
+        src,
+        "LC_ALL=C gcc -c -Werror=implicit-function-declaration -o /dev/null \"$1\" 2>&1 | grep -q \"implicit declaration of function 'undeclared_fn'\"",
+    );
     let dest = case.path("small.c");
     let out = case.lopper(&["-q", "-o", dest.to_str().unwrap()]);
     assert_exit(&out, 0);

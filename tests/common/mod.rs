@@ -67,6 +67,8 @@ pub fn require_tool(tool: &str) {
     let found = Command::new("sh").arg("-c").arg(format!("command -v '{tool}' >/dev/null")).status().is_ok_and(|s| s.success());
     if !found {
         let package = TOOL_PACKAGES.iter().find(|(t, _)| *t == tool).map_or(tool, |(_, p)| p);
-        panic!("`{tool}` is not installed, and this test runs it as its oracle: run `tools/test` (it installs what the tests use), or `apt-get install {package}`");
+        panic!(
+            "`{tool}` is not installed, and this test runs it as its oracle: run `tools/test` (it installs what the tests use), or `apt-get install {package}`"
+        );
     }
 }

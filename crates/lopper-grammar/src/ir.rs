@@ -60,8 +60,6 @@ impl Grammar {
     /// Whether a rule named `name` appears as its own node in a tree-sitter CST: not
     /// `_hidden`, not inlined, not a supertype.
     pub fn is_visible_rule(&self, name: &str) -> bool {
-        !name.starts_with('_')
-            && !self.inline.iter().any(|n| n == name)
-            && !self.supertypes.iter().any(|n| n == name)
+        !name.starts_with('_') && !self.inline.iter().any(|n| n == name) && !self.supertypes.iter().any(|n| n == name)
     }
 }

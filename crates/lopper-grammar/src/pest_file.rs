@@ -80,8 +80,7 @@ pub fn is_trivia(name: &str) -> bool {
 /// when there is no rule to start from or the header names an unknown one.
 pub fn load_pest(name: &str, text: &str) -> Result<PestGrammar, GrammarError> {
     let pairs = pest_meta::parser::parse(M::grammar_rules, text).map_err(|e| GrammarError::Syntax(e.to_string()))?;
-    pest_meta::validator::validate_pairs(pairs.clone())
-        .map_err(|es| GrammarError::Syntax(es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))?;
+    pest_meta::validator::validate_pairs(pairs.clone()).map_err(|es| GrammarError::Syntax(es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))?;
     let mut rules: IndexMap<String, PRule> = IndexMap::new();
     let Header { extensions, start } = header(text)?;
     for p in pairs.filter(|p| p.as_rule() == M::grammar_rule) {
@@ -167,10 +166,14 @@ impl Converter<'_> {
                 None => self.synthetic(n.clone(), RuleType::Atomic, e.clone()),
             },
             PExpr::PosPred(_) | PExpr::NegPred(_) => {
-                let text = format!("{}{}", if matches!(e, PExpr::PosPred(_)) { "&" } else { "!" }, show(match e {
-                    PExpr::PosPred(x) | PExpr::NegPred(x) => x,
-                    _ => unreachable!(),
-                }));
+                let text = format!(
+                    "{}{}",
+                    if matches!(e, PExpr::PosPred(_)) { "&" } else { "!" },
+                    show(match e {
+                        PExpr::PosPred(x) | PExpr::NegPred(x) => x,
+                        _ => unreachable!(),
+                    })
+                );
                 self.synthetic(text, RuleType::Silent, e.clone())
             }
             PExpr::Seq(a, b) => {

@@ -151,13 +151,7 @@ impl PnfGrammar {
                 PnfRule::Terminal(_) => continue,
                 PnfRule::Regular(alts) => alts
                     .iter()
-                    .map(|a| {
-                        if a.is_empty() {
-                            "ε".to_string()
-                        } else {
-                            a.iter().map(|x| self.symbol(*x).name.as_str()).collect::<Vec<_>>().join(" ")
-                        }
-                    })
+                    .map(|a| if a.is_empty() { "ε".to_string() } else { a.iter().map(|x| self.symbol(*x).name.as_str()).collect::<Vec<_>>().join(" ") })
                     .collect::<Vec<_>>()
                     .join(" | "),
                 PnfRule::Star(x) => format!("{}*", self.symbol(*x).name),
@@ -376,7 +370,6 @@ impl Normalizer {
         self.aux.insert(key, id);
         id
     }
-
 }
 
 /// A hidden external token offered as one alternative of a choice (JavaScript's

@@ -17,14 +17,7 @@ fn inline_groups_become_auxiliary_quantified_rules() {
     let g = grammar_from_rules(
         "t",
         vec![
-            (
-                "args",
-                Seq(vec![
-                    lit("("),
-                    Choice(vec![Seq(vec![sym("expr"), Repeat(Box::new(Seq(vec![lit(","), sym("expr")])))]), Blank]),
-                    lit(")"),
-                ]),
-            ),
+            ("args", Seq(vec![lit("("), Choice(vec![Seq(vec![sym("expr"), Repeat(Box::new(Seq(vec![lit(","), sym("expr")])))]), Blank]), lit(")")])),
             ("expr", Pattern("[0-9]+".into())),
         ],
     );
@@ -55,16 +48,7 @@ fn top_level_shapes_decide_the_rule_kind() {
         ],
     );
     let pnf = normalize(&g).unwrap();
-    assert_eq!(
-        rules(&pnf),
-        vec![
-            "s ::= item*",
-            r#"item ::= a | a ";""#,
-            "a ::= a__alt1+",
-            "o ::= a?",
-            r#"a__alt1 ::= "x" | "y""#,
-        ]
-    );
+    assert_eq!(rules(&pnf), vec!["s ::= item*", r#"item ::= a | a ";""#, "a ::= a__alt1+", "o ::= a?", r#"a__alt1 ::= "x" | "y""#,]);
 }
 
 #[test]
@@ -134,10 +118,7 @@ fn subsumption_is_the_closure_of_unit_derivations() {
 #[test]
 fn undefined_symbols_are_reported_with_their_rule() {
     let g = grammar_from_rules("t", vec![("s", Seq(vec![sym("nope")]))]);
-    assert_eq!(
-        normalize(&g).unwrap_err(),
-        GrammarError::UndefinedSymbol { name: "nope".into(), rule: "s".into() }
-    );
+    assert_eq!(normalize(&g).unwrap_err(), GrammarError::UndefinedSymbol { name: "nope".into(), rule: "s".into() });
 }
 
 #[test]
@@ -226,10 +207,7 @@ fn indirect_left_recursion_is_made_direct_then_removed() {
     // substituted into b (b ::= b "x" "z" | "y" "z" | "w"), then b's direct recursion goes:
     // b = ("y" "z" | "w") ("x" "z")*, and a = b "x" | "y" as before.
     let r = perses(r#"a = { b ~ "x" | "y" }  b = { a ~ "z" | "w" }"#);
-    assert_eq!(
-        r,
-        vec![r#"a ::= b "x" | "y""#, r#"b ::= "y" "z" b__star | "w" b__star"#, r#"b__tail ::= "x" "z""#, "b__star ::= b__tail*"],
-    );
+    assert_eq!(r, vec![r#"a ::= b "x" | "y""#, r#"b ::= "y" "z" b__star | "w" b__star"#, r#"b__tail ::= "x" "z""#, "b__star ::= b__tail*"],);
 }
 
 #[test]
@@ -248,10 +226,7 @@ fn a_right_recursive_list_without_separator_becomes_a_kleene_plus() {
 fn epsilon_rules_are_removed_and_their_uses_made_optional() {
     // b derives ε (both parts are optional): b itself loses ε, a's use of it becomes b?.
     let r = perses(r#"a = { b ~ "x" }  b = { c ~ d }  c = { "c"? }  d = { "d"* }"#);
-    assert_eq!(
-        r,
-        vec![r#"a ::= b__opt "x""#, r#"b ::= "c" d | d__plus"#, r#"d ::= "d"*"#, "b__opt ::= b?", r#"d__plus ::= "d"+"#],
-    );
+    assert_eq!(r, vec![r#"a ::= b__opt "x""#, r#"b ::= "c" d | d__plus"#, r#"d ::= "d"*"#, "b__opt ::= b?", r#"d__plus ::= "d"+"#],);
 }
 
 #[test]
@@ -283,7 +258,8 @@ fn bad_grammar_files_get_clear_errors() {
 
 #[test]
 fn lexical_rules_and_inline_ranges_are_terminals() {
-    let g = crate::load_pest("t", "//! lopper: extensions = .foo, bar\nnum = { '0'..'9' ~ ASCII_DIGIT* }  id = @{ ASCII_ALPHA+ }  WHITESPACE = _{ \" \" }").unwrap();
+    let g = crate::load_pest("t", "//! lopper: extensions = .foo, bar\nnum = { '0'..'9' ~ ASCII_DIGIT* }  id = @{ ASCII_ALPHA+ }  WHITESPACE = _{ \" \" }")
+        .unwrap();
     assert_eq!(g.extensions, vec!["foo", "bar"]);
     assert!(g.ir.lexical.contains(&"<'0'..'9'>".to_string()) && g.ir.lexical.contains(&"<ASCII_DIGIT>".to_string()));
     assert!(g.rules.contains_key("WHITESPACE") && !g.ir.rules.contains_key("WHITESPACE"));

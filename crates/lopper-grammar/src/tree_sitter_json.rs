@@ -15,10 +15,7 @@ use serde_json::Value;
 pub fn load_tree_sitter_json(text: &str) -> Result<Grammar, GrammarError> {
     let v: Value = serde_json::from_str(text).map_err(|e| GrammarError::Json(e.to_string()))?;
     let name = v.get("name").and_then(Value::as_str).unwrap_or("unnamed").to_string();
-    let rules_v = v
-        .get("rules")
-        .and_then(Value::as_object)
-        .ok_or_else(|| GrammarError::Format("no \"rules\" object".into()))?;
+    let rules_v = v.get("rules").and_then(Value::as_object).ok_or_else(|| GrammarError::Format("no \"rules\" object".into()))?;
     let mut g = Grammar { name, ..Default::default() };
     for (k, r) in rules_v {
         g.rules.insert(k.clone(), expr(r)?);
@@ -37,13 +34,7 @@ pub fn load_tree_sitter_json(text: &str) -> Result<Grammar, GrammarError> {
     let names = |key: &str| -> Vec<String> {
         v.get(key)
             .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str().map(str::to_string).or_else(|| {
-                        x.get("name").and_then(Value::as_str).map(str::to_string)
-                    }))
-                    .collect()
-            })
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string).or_else(|| x.get("name").and_then(Value::as_str).map(str::to_string))).collect())
             .unwrap_or_default()
     };
     g.inline = names("inline");
@@ -56,19 +47,11 @@ fn field<'a>(v: &'a Value, key: &str) -> Result<&'a Value, GrammarError> {
 }
 
 fn string(v: &Value, key: &str) -> Result<String, GrammarError> {
-    field(v, key)?
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| GrammarError::Format(format!("\"{key}\" is not a string: {v}")))
+    field(v, key)?.as_str().map(str::to_string).ok_or_else(|| GrammarError::Format(format!("\"{key}\" is not a string: {v}")))
 }
 
 fn members(v: &Value) -> Result<Vec<Expr>, GrammarError> {
-    field(v, "members")?
-        .as_array()
-        .ok_or_else(|| GrammarError::Format(format!("\"members\" is not an array: {v}")))?
-        .iter()
-        .map(expr)
-        .collect()
+    field(v, "members")?.as_array().ok_or_else(|| GrammarError::Format(format!("\"members\" is not an array: {v}")))?.iter().map(expr).collect()
 }
 
 fn expr(v: &Value) -> Result<Expr, GrammarError> {
@@ -83,14 +66,10 @@ fn expr(v: &Value) -> Result<Expr, GrammarError> {
         "REPEAT" => Expr::Repeat(Box::new(expr(field(v, "content")?)?)),
         "REPEAT1" => Expr::Repeat1(Box::new(expr(field(v, "content")?)?)),
         "TOKEN" | "IMMEDIATE_TOKEN" => Expr::Token(Box::new(expr(field(v, "content")?)?)),
-        "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC" | "RESERVED" => {
-            expr(field(v, "content")?)?
+        "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC" | "RESERVED" => expr(field(v, "content")?)?,
+        "ALIAS" => {
+            Expr::Alias { content: Box::new(expr(field(v, "content")?)?), value: string(v, "value")?, named: field(v, "named")?.as_bool().unwrap_or(false) }
         }
-        "ALIAS" => Expr::Alias {
-            content: Box::new(expr(field(v, "content")?)?),
-            value: string(v, "value")?,
-            named: field(v, "named")?.as_bool().unwrap_or(false),
-        },
         other => return Err(GrammarError::Format(format!("unknown rule type {other:?}"))),
     })
 }
@@ -114,10 +93,7 @@ mod tests {
         assert_eq!(g.name, "t");
         assert_eq!(
             g.rules["s"],
-            Expr::Seq(vec![
-                Expr::Symbol("x".into()),
-                Expr::Alias { content: Box::new(Expr::Symbol("x".into())), value: "y".into(), named: true }
-            ])
+            Expr::Seq(vec![Expr::Symbol("x".into()), Expr::Alias { content: Box::new(Expr::Symbol("x".into())), value: "y".into(), named: true }])
         );
         assert_eq!(g.rules["x"], Expr::Token(Box::new(Expr::Pattern("[a-z]+".into()))));
         assert_eq!(g.extras, vec![Expr::Pattern("\\s".into())]);
@@ -128,10 +104,7 @@ mod tests {
     fn bad_grammars_are_errors_not_panics() {
         assert!(matches!(load_tree_sitter_json("{"), Err(GrammarError::Json(_))));
         assert!(matches!(load_tree_sitter_json("{}"), Err(GrammarError::Format(_))));
-        assert!(matches!(
-            load_tree_sitter_json(r#"{"rules":{"a":{"type":"WAT"}}}"#),
-            Err(GrammarError::Format(_))
-        ));
+        assert!(matches!(load_tree_sitter_json(r#"{"rules":{"a":{"type":"WAT"}}}"#), Err(GrammarError::Format(_))));
         assert!(matches!(load_tree_sitter_json(r#"{"rules":{}}"#), Err(GrammarError::NoStartRule)));
     }
 }

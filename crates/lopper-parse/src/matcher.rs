@@ -58,10 +58,8 @@ impl<'a> Conv<'a> {
             return None;
         }
         let (start, end) = (n.start_byte(), n.end_byte());
-        let candidates: Vec<SymbolId> = known
-            .into_iter()
-            .chain(self.g.symbols_for_cst(n.kind(), n.is_named()).iter().copied().filter(|s| Some(*s) != known))
-            .collect();
+        let candidates: Vec<SymbolId> =
+            known.into_iter().chain(self.g.symbols_for_cst(n.kind(), n.is_named()).iter().copied().filter(|s| Some(*s) != known)).collect();
         if n.child_count() == 0 {
             if start >= end {
                 return None;

@@ -118,10 +118,13 @@ fn build(pnf: &PnfGrammar, pair: Pair<'_, &str>, slot: Option<SymbolId>, b: &mut
     if let PnfRule::Terminal(_) = rule {
         return (span.start() < span.end()).then(|| b.token(Some(sym), slot, span.start()..span.end()));
     }
-    let children: Vec<NodeId> = pair.into_inner().filter_map(|p| {
-        let child_sym = pnf.lookup(p.as_rule());
-        build(pnf, p, child_sym, b, stats, plain)
-    }).collect();
+    let children: Vec<NodeId> = pair
+        .into_inner()
+        .filter_map(|p| {
+            let child_sym = pnf.lookup(p.as_rule());
+            build(pnf, p, child_sym, b, stats, plain)
+        })
+        .collect();
     stats.inner_nodes += 1;
     stats.matched += 1;
     if plain {
@@ -165,7 +168,10 @@ fn check_repetitions(file: &PestGrammar, pnf: &PnfGrammar) -> Result<(), Grammar
                 let el = &pnf.symbol(x).name;
                 return Err(GrammarError::Unsupported {
                     rule: el.clone(),
-                    what: format!("it can match empty text but is repeated (in `{}`), so parsing would never end; make it match at least one character", s.name),
+                    what: format!(
+                        "it can match empty text but is repeated (in `{}`), so parsing would never end; make it match at least one character",
+                        s.name
+                    ),
                 });
             }
         }

@@ -9,10 +9,7 @@ fn parse(lang: Language, src: &str) -> (Frontend, Parsed) {
 
 /// All list nodes (star/plus/optional) of the tree, in id order.
 fn lists(t: &lopper_tree::Tree) -> Vec<NodeId> {
-    (0..t.len() as u32)
-        .map(NodeId)
-        .filter(|&n| matches!(t.node(n).kind, NodeKind::Star | NodeKind::Plus | NodeKind::Optional))
-        .collect()
+    (0..t.len() as u32).map(NodeId).filter(|&n| matches!(t.node(n).kind, NodeKind::Star | NodeKind::Plus | NodeKind::Optional)).collect()
 }
 
 fn render(t: &lopper_tree::Tree, e: &EditSet) -> String {
@@ -109,7 +106,8 @@ int main(int argc, char **argv) {
 
 #[test]
 fn java_generics_and_lists() {
-    let src = "import java.util.*;\nclass A<T extends Comparable<T>, U> {\n  Map<String, List<T>> m = new HashMap<>();\n  <V> V id(V v, int k) { return v; }\n}\n";
+    let src =
+        "import java.util.*;\nclass A<T extends Comparable<T>, U> {\n  Map<String, List<T>> m = new HashMap<>();\n  <V> V id(V v, int k) { return v; }\n}\n";
     delete_element(
         Language::Java,
         src,

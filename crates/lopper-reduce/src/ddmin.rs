@@ -82,10 +82,8 @@ mod tests {
         .unwrap();
         // Any lookahead gives the same result.
         for lookahead in [2, 3, 8] {
-            let again = ddmin(items.clone(), lookahead, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
-                Ok(c.iter().position(|s| pred(s)))
-            })
-            .unwrap();
+            let again =
+                ddmin(items.clone(), lookahead, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> { Ok(c.iter().position(|s| pred(s))) }).unwrap();
             assert_eq!(again, out, "lookahead {lookahead}");
         }
         (out, tests)
@@ -160,10 +158,7 @@ mod more_tests {
     fn dependent_removals_reach_a_one_minimal_result() {
         // Item 5 is removable only after item 9 is gone (a use after its declaration).
         let pred = |s: &[u32]| s.contains(&1) && (!s.contains(&9) || s.contains(&5));
-        let out = ddmin((0..12u32).collect(), 4, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
-            Ok(c.iter().position(|s| pred(s)))
-        })
-        .unwrap();
+        let out = ddmin((0..12u32).collect(), 4, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> { Ok(c.iter().position(|s| pred(s))) }).unwrap();
         assert_eq!(out, vec![1]);
     }
 }

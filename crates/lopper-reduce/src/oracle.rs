@@ -211,18 +211,7 @@ impl ScriptOracle {
 
     fn with_command(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
         let root = tempfile::Builder::new().prefix("lopper-").tempdir()?;
-        Ok(ScriptOracle {
-            test,
-            criteria: Criteria::default(),
-            keep_temps: false,
-            file_name,
-            timeout,
-            root,
-            runs: 0,
-            jobs: 1,
-            cancelled: 0,
-            interrupt,
-        })
+        Ok(ScriptOracle { test, criteria: Criteria::default(), keep_temps: false, file_name, timeout, root, runs: 0, jobs: 1, cancelled: 0, interrupt })
     }
 
     /// Judges runs by `criteria` instead of "exit status 0".
@@ -292,9 +281,7 @@ impl ScriptOracle {
         let path = dir.join(&self.file_name);
         fs::write(&path, candidate)?;
         let capture = capture || self.criteria.needs_output();
-        let out = |name: &str| -> std::io::Result<Stdio> {
-            Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() })
-        };
+        let out = |name: &str| -> std::io::Result<Stdio> { Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() }) };
         let mut cmd = match &self.test {
             TestCommand::Script(p) => Command::new(p),
             TestCommand::Shell(line) => {
@@ -304,14 +291,7 @@ impl ScriptOracle {
             }
         };
         let stdin = if self.criteria.stdin { Stdio::from(fs::File::open(&path)?) } else { Stdio::null() };
-        let child = cmd
-            .arg(&path)
-            .current_dir(&dir)
-            .stdin(stdin)
-            .stdout(out(".lopper-stdout")?)
-            .stderr(out(".lopper-stderr")?)
-            .process_group(0)
-            .spawn()?;
+        let child = cmd.arg(&path).current_dir(&dir).stdin(stdin).stdout(out(".lopper-stdout")?).stderr(out(".lopper-stderr")?).process_group(0).spawn()?;
         Ok(Running { child, dir, started: Instant::now(), capture })
     }
 
@@ -336,9 +316,7 @@ impl ScriptOracle {
         let _ = r.child.wait();
         let elapsed = r.started.elapsed();
         let read = |name: &str| -> String {
-            fs::read(r.dir.join(name))
-                .map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(1 << 20)..]).into_owned())
-                .unwrap_or_default()
+            fs::read(r.dir.join(name)).map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(1 << 20)..]).into_owned()).unwrap_or_default()
         };
         let (stdout, stderr) = if r.capture { (read(".lopper-stdout"), read(".lopper-stderr")) } else { Default::default() };
         if !self.keep_temps {

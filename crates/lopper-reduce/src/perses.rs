@@ -43,14 +43,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            fixpoint: true,
-            bfs_depth: 5,
-            max_replacements: 100,
-            grammar_check: GrammarCheck::Reject,
-            algorithm: Algorithm::Perses,
-            jobs: 1,
-        }
+        Options { fixpoint: true, bfs_depth: 5, max_replacements: 100, grammar_check: GrammarCheck::Reject, algorithm: Algorithm::Perses, jobs: 1 }
     }
 }
 
@@ -201,13 +194,7 @@ pub type OnBest<'a> = dyn FnMut(Option<&str>, &Stats) -> std::io::Result<()> + '
 /// # Errors
 /// [`ReduceError::NotInteresting`] if the original fails the test; parse and oracle errors.
 /// An interrupt is not an error: the outcome has `interrupted` set and the best so far.
-pub fn reduce(
-    frontend: &Frontend,
-    input: &str,
-    oracle: &mut dyn Oracle,
-    opts: &Options,
-    on_best: &mut OnBest,
-) -> Result<Outcome, ReduceError> {
+pub fn reduce(frontend: &Frontend, input: &str, oracle: &mut dyn Oracle, opts: &Options, on_best: &mut OnBest) -> Result<Outcome, ReduceError> {
     let started = Instant::now();
     let mut checker = frontend.checker(input)?;
     // The checker already parsed `input`: counting its errors re-uses that tree.

@@ -33,12 +33,8 @@ fn every_candidate_parses(grammar: &str, src: &str, needle: &str) -> Result<(), 
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        (-1000i64..1000).prop_map(Value::from),
-        "[a-z]{0,4}".prop_map(Value::String),
-    ];
+    let leaf =
+        prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::Bool), (-1000i64..1000).prop_map(Value::from), "[a-z]{0,4}".prop_map(Value::String),];
     leaf.prop_recursive(4, 40, 5, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
