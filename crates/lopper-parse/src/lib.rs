@@ -11,12 +11,13 @@
 mod dynamic;
 mod matcher;
 mod pest_front;
+pub mod registry;
 
-pub use dynamic::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_name};
+pub use dynamic::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_name, FolderError};
 use lopper_grammar::{load_pest, load_tree_sitter_json, normalize, perses_normalize, GrammarError, PnfGrammar};
 use lopper_tree::Tree;
 use pest_front::PestBackend;
-use std::path::Path;
+pub use registry::{cache_dir, Entry, LoadError, Registry, RegistryError};
 use std::sync::Arc;
 
 /// A built-in language.
@@ -43,23 +44,12 @@ impl Language {
         }
     }
 
-    /// Parses a `--lang` value (`c`, `java`, `javascript` or `js`).
-    pub fn from_name(name: &str) -> Option<Language> {
-        match name.to_ascii_lowercase().as_str() {
-            "c" => Some(Language::C),
-            "java" => Some(Language::Java),
-            "javascript" | "js" => Some(Language::JavaScript),
-            _ => None,
-        }
-    }
-
-    /// The language a file name's extension implies, if any.
-    pub fn from_path(path: &Path) -> Option<Language> {
-        match path.extension()?.to_str()? {
-            "c" | "h" | "i" => Some(Language::C),
-            "java" => Some(Language::Java),
-            "js" | "mjs" | "cjs" => Some(Language::JavaScript),
-            _ => None,
+    /// The file extensions the language claims, without dots (the registry's only list).
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Language::C => &["c", "h", "i"],
+            Language::Java => &["java"],
+            Language::JavaScript => &["js", "mjs", "cjs"],
         }
     }
 
@@ -83,22 +73,32 @@ impl Language {
 /// Why a program could not be parsed.
 #[derive(Debug, thiserror::Error)]
 pub enum ParseError {
-    /// The grammar shipped with the language failed to load (a build defect).
-    #[error("grammar: {0}")]
+    /// The grammar failed to load or normalize (for a built-in language: a build defect).
+    #[error(transparent)]
     Grammar(#[from] GrammarError),
-    /// tree-sitter refused the language (ABI version mismatch) or gave no tree.
+    /// tree-sitter refused the language (ABI version mismatch).
     #[error("tree-sitter: {0}")]
-    TreeSitter(String),
-    /// A grammar-file language rejected the program (pest's message, with line and column).
-    #[error("the program does not parse with its grammar:\n{0}")]
-    Syntax(String),
+    Language(#[from] tree_sitter::LanguageError),
+    /// tree-sitter returned no tree (it does so only when cancelled or out of time).
+    #[error("tree-sitter: the parser returned no tree")]
+    NoTree,
+    /// A grammar-file language rejected the program.
+    #[error("the program does not parse with its grammar:\n{message}")]
+    Syntax {
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// pest's message, showing the line with a caret and what was expected.
+        message: String,
+    },
     /// A tree-sitter grammar folder could not be compiled or loaded.
-    #[error("cannot load tree-sitter grammar {path}: {why}")]
+    #[error("cannot load tree-sitter grammar {path}: {source}")]
     Load {
         /// The folder.
-        path: String,
-        /// Why (the compiler's or loader's message).
-        why: String,
+        path: std::path::PathBuf,
+        /// Why.
+        source: FolderError,
     },
 }
 
@@ -191,7 +191,7 @@ impl Frontend {
     pub fn check(&self, text: &str) -> Result<(), ParseError> {
         match &self.backend {
             Backend::TreeSitter(_) => Ok(()),
-            Backend::Pest(p) => p.check(text).map_err(ParseError::Syntax),
+            Backend::Pest(p) => p.check(text),
         }
     }
 
@@ -207,8 +207,8 @@ impl Frontend {
 
     fn cst(ts: &tree_sitter::Language, text: &str) -> Result<tree_sitter::Tree, ParseError> {
         let mut p = tree_sitter::Parser::new();
-        p.set_language(ts).map_err(|e| ParseError::TreeSitter(e.to_string()))?;
-        p.parse(text, None).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))
+        p.set_language(ts)?;
+        p.parse(text, None).ok_or(ParseError::NoTree)
     }
 
     /// Parses `text` into a PNF tree. For tree-sitter languages, syntax errors do not fail:
@@ -259,8 +259,8 @@ impl Frontend {
         match &self.backend {
             Backend::TreeSitter(ts) => {
                 let mut parser = tree_sitter::Parser::new();
-                parser.set_language(ts).map_err(|e| ParseError::TreeSitter(e.to_string()))?;
-                let tree = parser.parse(base, None).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))?;
+                parser.set_language(ts)?;
+                let tree = parser.parse(base, None).ok_or(ParseError::NoTree)?;
                 Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree }))
             }
             Backend::Pest(p) => Ok(SyntaxChecker(Checker::Pest(p.clone()))),
@@ -326,7 +326,7 @@ impl SyntaxChecker {
         };
         let mut tree = tree.clone();
         tree.edit(&edit);
-        parser.parse(text, Some(&tree)).ok_or_else(|| ParseError::TreeSitter("the parser returned no tree".into()))
+        parser.parse(text, Some(&tree)).ok_or(ParseError::NoTree)
     }
 }
 

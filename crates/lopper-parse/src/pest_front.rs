@@ -76,14 +76,14 @@ impl PestBackend {
     }
 
     /// Whether `text` parses (pest's error message, with line and column, if not).
-    pub(crate) fn check(&self, text: &str) -> Result<(), String> {
-        self.vm.parse(FILE_RULE, text).map(|_| ()).map_err(|e| e.to_string())
+    pub(crate) fn check(&self, text: &str) -> Result<(), ParseError> {
+        self.vm.parse(FILE_RULE, text).map(|_| ()).map_err(syntax_error)
     }
 
     /// Parses `text` into the PNF tree; with `plain`, every inner node is opaque (the plain
     /// parse tree HDD works on).
     pub(crate) fn parse(&self, pnf: &PnfGrammar, text: &str, plain: bool) -> Result<(Tree, MatchStats), ParseError> {
-        let pairs = self.vm.parse(FILE_RULE, text).map_err(|e| ParseError::Syntax(e.to_string()))?;
+        let pairs = self.vm.parse(FILE_RULE, text).map_err(syntax_error)?;
         let mut b = TreeBuilder::new(text.to_string());
         let mut stats = MatchStats::default();
         let mut root = None;
@@ -177,4 +177,12 @@ fn check_repetitions(file: &PestGrammar, pnf: &PnfGrammar) -> Result<(), Grammar
         }
     }
     Ok(())
+}
+
+/// pest's error as [`ParseError::Syntax`], with its position.
+fn syntax_error(e: pest::error::Error<&str>) -> ParseError {
+    let (line, column) = match e.line_col {
+        pest::error::LineColLocation::Pos(p) | pest::error::LineColLocation::Span(p, _) => p,
+    };
+    ParseError::Syntax { line, column, message: e.to_string() }
 }

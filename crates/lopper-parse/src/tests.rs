@@ -160,14 +160,29 @@ fn syntax_errors_are_counted_and_become_opaque() {
 }
 
 #[test]
-fn languages_from_names_and_paths() {
+fn the_registry_chooses_by_name_grammar_and_extension() {
+    use crate::registry::{Kind, Registry, RegistryError};
     use std::path::Path;
-    assert_eq!(Language::from_path(Path::new("x/crash.i")), Some(Language::C));
-    assert_eq!(Language::from_path(Path::new("A.java")), Some(Language::Java));
-    assert_eq!(Language::from_path(Path::new("m.mjs")), Some(Language::JavaScript));
-    assert_eq!(Language::from_path(Path::new("m.rs")), None);
-    assert_eq!(Language::from_name("JS"), Some(Language::JavaScript));
-    assert_eq!(Language::from_name("cobol"), None);
+    let r = Registry::discover(&[]).unwrap();
+    let by_ext = |p: &str| r.choose(Path::new(p), None, false).map(|e| e.name.clone());
+    assert_eq!(by_ext("x/crash.i").unwrap(), "c");
+    assert_eq!(by_ext("A.java").unwrap(), "java");
+    assert_eq!(by_ext("m.mjs").unwrap(), "javascript");
+    assert_eq!(by_ext("q.smt2").unwrap(), "smtlib");
+    assert!(matches!(r.choose(Path::new("m.rs"), None, false), Err(RegistryError::UnknownExtension { .. })));
+    assert_eq!(r.choose(Path::new("m.rs"), Some("JS"), false).unwrap().name, "javascript");
+    let unknown = r.choose(Path::new("m.c"), Some("cobol"), false).unwrap_err();
+    assert!(unknown.to_string().contains("unknown language `cobol` (known: ") && unknown.to_string().contains("java"), "{unknown}");
+    // A --grammar path comes first and is chosen without --lang.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let g = dir.join("toy.pest");
+    std::fs::write(&g, "//! lopper: extensions = toy\nfile = { \"a\"* }\n").unwrap();
+    let r = Registry::discover(std::slice::from_ref(&g)).unwrap();
+    let e = r.choose(Path::new("x.c"), None, true).unwrap();
+    assert!(e.name == "toy" && e.extensions == ["toy"] && matches!(e.kind, Kind::Pest(_)), "{e:?}");
+    assert!(e.load().is_ok());
+    assert!(matches!(Registry::discover(&[dir.join("none.txt")]), Err(RegistryError::NotAGrammar(_))));
 }
 
 #[test]

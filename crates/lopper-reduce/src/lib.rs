@@ -8,9 +8,11 @@
 pub mod ddmin;
 pub mod oracle;
 pub mod perses;
+pub mod sanity;
 
 pub use oracle::{Criteria, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
-pub use perses::{reduce, Algorithm, GrammarCheck, Options, Outcome, PassTime, ReduceError, Stats};
+pub use perses::{reduce, Algorithm, GrammarCheck, NoProgress, Options, Outcome, PassTime, Progress, ReduceError, Stats};
+pub use sanity::{check_original, Sanity, SanityError};
 
 #[cfg(test)]
 mod tests;

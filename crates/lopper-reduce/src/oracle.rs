@@ -335,6 +335,7 @@ impl ScriptOracle {
                 }
             }
         };
+        tracing::debug!(dir = %r.dir.display(), ?verdict, seconds = elapsed.as_secs_f64(), "test run");
         Ok(RunReport { verdict, elapsed, output: format!("{}{}", tail(&stdout), tail(&stderr)) })
     }
 }

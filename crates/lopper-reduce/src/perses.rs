@@ -15,9 +15,7 @@ use lopper_grammar::{PnfGrammar, SymbolId};
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions, Tree};
 use std::cmp::Reverse;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BinaryHeap, HashSet, VecDeque};
-use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 /// Reducer settings.
@@ -86,8 +84,9 @@ impl Algorithm {
     ];
 }
 
-/// Counts of one reduction. Times are wall-clock.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Counts of one reduction. Times are wall-clock seconds. Serialized as the `--stats` JSON
+/// (field names as here, but `invalid` is `invalid_candidates`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Stats {
     /// Token count of the input.
     pub tokens_before: usize,
@@ -99,7 +98,10 @@ pub struct Stats {
     pub cache_hits: usize,
     /// Candidates generated (tested, cached or rejected).
     pub candidates: usize,
-    /// Candidates rejected without a test because tree-sitter found new syntax errors.
+    /// Candidates rejected (or, for baselines and `--test-invalid`, only counted) because
+    /// the front end found new syntax errors: tree-sitter ERROR/MISSING nodes, or a
+    /// grammar file's parser rejecting the text.
+    #[serde(rename = "invalid_candidates")]
     pub invalid: usize,
     /// Tests that hit the time limit.
     pub timeouts: usize,
@@ -133,11 +135,14 @@ pub struct Stats {
     /// Time in everything else: the original's test, comment removal, re-parsing between
     /// rounds.
     pub other_time: PassTime,
+    /// Problems that did not stop the reduction but may have cut it short (e.g. the best
+    /// program no longer parses, so no further fixpoint round ran); the CLI prints them.
+    pub warnings: Vec<String>,
 }
 
 /// Where one pass's time went, in seconds: wall time while it ran, and the part of it spent
 /// waiting for tests (the rest is lopper's own work: rendering, re-parsing, bookkeeping).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct PassTime {
     /// Wall seconds while the pass ran.
     pub seconds: f64,
@@ -181,20 +186,38 @@ pub enum ReduceError {
     Oracle(OracleError),
 }
 
-/// Called with `Some(program)` for every new best program, and with `None` after every
-/// batch of tests (for progress displays), each time with the counts so far; an error stops
-/// the reduction.
-pub type OnBest<'a> = dyn FnMut(Option<&str>, &Stats) -> std::io::Result<()> + 'a;
+/// Hears of a reduction as it goes: every new best program (so a caller can keep it on
+/// disk) and every batch of tests (for progress displays), each time with the counts so far.
+pub trait Progress {
+    /// A new best program was accepted. An error stops the reduction.
+    ///
+    /// # Errors
+    /// Whatever keeping the program failed with (e.g. writing it to disk).
+    fn new_best(&mut self, program: &str, stats: &Stats) -> std::io::Result<()>;
+
+    /// A batch of tests ended without a new best.
+    fn tested(&mut self, _stats: &Stats) {}
+}
+
+/// A [`Progress`] that ignores everything (tests, benchmarks).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn new_best(&mut self, _: &str, _: &Stats) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Reduces `input` with the Perses algorithm.
 ///
 /// The original must be interesting (checked first: one test). Every accepted candidate is
-/// passed to `on_best` before the search goes on, so a caller can keep it on disk.
+/// passed to `progress` before the search goes on, so a caller can keep it on disk.
 ///
 /// # Errors
 /// [`ReduceError::NotInteresting`] if the original fails the test; parse and oracle errors.
 /// An interrupt is not an error: the outcome has `interrupted` set and the best so far.
-pub fn reduce(frontend: &Frontend, input: &str, oracle: &mut dyn Oracle, opts: &Options, on_best: &mut OnBest) -> Result<Outcome, ReduceError> {
+pub fn reduce(frontend: &Frontend, input: &str, oracle: &mut dyn Oracle, opts: &Options, progress: &mut dyn Progress) -> Result<Outcome, ReduceError> {
     let started = Instant::now();
     let mut checker = frontend.checker(input)?;
     // The checker already parsed `input`: counting its errors re-uses that tree.
@@ -204,7 +227,7 @@ pub fn reduce(frontend: &Frontend, input: &str, oracle: &mut dyn Oracle, opts: &
         g: frontend.grammar(),
         oracle,
         opts,
-        on_best,
+        progress,
         rejected: HashSet::new(),
         best: input.to_string(),
         best_errors,
@@ -238,10 +261,10 @@ pub fn reduce(frontend: &Frontend, input: &str, oracle: &mut dyn Oracle, opts: &
     Ok(Outcome { text: r.best, stats: r.stats, interrupted })
 }
 
-fn hash(text: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
+/// A candidate's identity in the verdict cache: its BLAKE3 hash, stable across Rust
+/// releases and machines (so a persistent cache can trust it).
+fn hash(text: &str) -> [u8; 32] {
+    blake3::hash(text.as_bytes()).into()
 }
 
 struct Reducer<'a> {
@@ -249,8 +272,8 @@ struct Reducer<'a> {
     g: &'a PnfGrammar,
     oracle: &'a mut dyn Oracle,
     opts: &'a Options,
-    on_best: &'a mut OnBest<'a>,
-    rejected: HashSet<u64>,
+    progress: &'a mut dyn Progress,
+    rejected: HashSet<[u8; 32]>,
     best: String,
     best_errors: usize,
     checker: SyntaxChecker,
@@ -314,7 +337,10 @@ impl Reducer<'_> {
             }
             tree = match self.frontend.parse(&self.best) {
                 Ok(p) => p.tree,
-                Err(_) => return Ok(()),
+                Err(e) => {
+                    self.stats.warnings.push(format!("stopped after round {}: the best program no longer parses: {e}", self.stats.rounds));
+                    return Ok(());
+                }
             };
         }
     }
@@ -478,13 +504,18 @@ impl Reducer<'_> {
             let Screen::Test(errors) = screens[w].1 else { unreachable!("only tested candidates win") };
             self.best = texts[w].clone();
             self.best_errors = errors;
-            let _ = self.checker.set_base(&self.best);
+            if let Err(e) = self.checker.set_base(&self.best) {
+                // The checker keeps comparing against the previous best: still sound, only
+                // more candidates may be judged invalid.
+                self.stats.warnings.push(format!("the grammar check could not take the new best as its base: {e}"));
+            }
             self.stats.accepted += 1;
             self.stats.replace_accepted += (self.pass == Pass::Replace) as usize;
             self.stats.tokens_after = tokens(w);
-            (self.on_best)(Some(&self.best), &self.stats).map_err(OracleError::Io)?;
+            tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass, "candidate accepted");
+            self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Io)?;
         } else if !to_test.is_empty() {
-            (self.on_best)(None, &self.stats).map_err(OracleError::Io)?;
+            self.progress.tested(&self.stats);
         }
         Ok(winner)
     }
@@ -583,7 +614,10 @@ impl Reducer<'_> {
             self.set_pass(Pass::List);
             let tree = match self.frontend.parse_plain(&self.best) {
                 Ok(t) => t,
-                Err(_) => return Ok(()),
+                Err(e) => {
+                    self.stats.warnings.push(format!("stopped before round {}: the best program no longer parses: {e}", self.stats.rounds));
+                    return Ok(());
+                }
             };
             let mut depth = vec![0usize; tree.len()];
             let mut order = vec![tree.root()];

@@ -10,7 +10,7 @@ fn run(lang: Language, src: &str, pred: impl Fn(&str) -> bool) -> Outcome {
         seen.push(c.to_string());
         pred(c)
     };
-    let out = reduce(&f, src, &mut oracle, &Options::default(), &mut |_, _| Ok(())).unwrap();
+    let out = reduce(&f, src, &mut oracle, &Options::default(), &mut crate::NoProgress).unwrap();
     // Every candidate the reducer tested is syntactically valid.
     for c in &seen {
         assert_eq!(f.syntax_errors(c).unwrap(), 0, "tested an invalid candidate:\n{c}");
@@ -62,7 +62,7 @@ fn comments_are_dropped_when_the_test_allows() {
 fn an_uninteresting_original_is_an_error() {
     let f = Frontend::new(Language::C).unwrap();
     let mut no = |_: &str| false;
-    let r = reduce(&f, "int x;\n", &mut no, &Options::default(), &mut |_, _| Ok(()));
+    let r = reduce(&f, "int x;\n", &mut no, &Options::default(), &mut crate::NoProgress);
     assert!(matches!(r, Err(crate::ReduceError::NotInteresting(crate::Verdict::NotInteresting))));
 }
 
@@ -75,7 +75,7 @@ fn lookahead_batches_change_nothing_but_speed() {
     for jobs in [1, 2, 5] {
         let opts = Options { jobs, ..Options::default() };
         let mut oracle = |c: &str| pred(c);
-        let out = reduce(&f, src, &mut oracle, &opts, &mut |_, _| Ok(())).unwrap();
+        let out = reduce(&f, src, &mut oracle, &opts, &mut crate::NoProgress).unwrap();
         results.push((out.text, out.stats.tests, out.stats.candidates, out.stats.cache_hits, out.stats.accepted));
     }
     assert_eq!(results[0], results[1]);
@@ -86,7 +86,7 @@ fn run_with(algorithm: crate::Algorithm, src: &str, pred: impl Fn(&str) -> bool)
     let f = Frontend::new(Language::C).unwrap();
     let opts = Options { algorithm, grammar_check: crate::GrammarCheck::Count, ..Options::default() };
     let mut oracle = |c: &str| pred(c);
-    reduce(&f, src, &mut oracle, &opts, &mut |_, _| Ok(())).unwrap()
+    reduce(&f, src, &mut oracle, &opts, &mut crate::NoProgress).unwrap()
 }
 
 const BASELINE_SRC: &str = "int a(void) { return 1; }\nint b(int x) {\n  int y = x + 2;\n  return crash(y);\n}\nint c(void) { return 3; }\n";

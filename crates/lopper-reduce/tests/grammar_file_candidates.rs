@@ -22,7 +22,7 @@ fn every_candidate_parses(grammar: &str, src: &str, needle: &str) -> Result<(), 
         c.contains(needle)
     };
     let opts = Options { grammar_check: GrammarCheck::Count, ..Options::default() };
-    let out = reduce(&f, src, &mut oracle, &opts, &mut |_, _| Ok(())).unwrap();
+    let out = reduce(&f, src, &mut oracle, &opts, &mut lopper_reduce::NoProgress).unwrap();
     for c in &seen {
         prop_assert_eq!(f.syntax_errors(c).unwrap(), 0, "candidate does not parse:\n{}\n(from:\n{})", c, src);
     }

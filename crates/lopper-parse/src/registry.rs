@@ -1,4 +1,4 @@
-//! Which languages lopper knows, and where each comes from.
+//! The language registry: which languages lopper knows, and where each comes from.
 //!
 //! Search order (the first language of a name wins): `--grammar PATH`; each directory of
 //! `LOPPER_GRAMMARS` (colon-separated); the user's grammars directory
@@ -6,14 +6,63 @@
 //! built into the binary (C, Java, JavaScript by tree-sitter, and the shipped grammar files).
 //! In a grammars directory, `NAME.pest` is a pest grammar file and a folder with
 //! `src/grammar.json` and `src/parser.c` is a tree-sitter grammar, compiled once into
-//! `~/.cache/lopper/tree-sitter` (or `$LOPPER_CACHE`).
+//! `~/.cache/lopper/tree-sitter` (or `$LOPPER_CACHE`) as tree-sitter's loader crate does.
 
-use lopper_parse::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_name, Frontend, Language};
+use crate::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_name, Frontend, Language, ParseError};
 use std::path::{Path, PathBuf};
 
 /// The grammar files shipped with lopper, built into the binary so it works anywhere.
-const SHIPPED_PEST: &[(&str, &str)] =
-    &[("json", include_str!("../grammars/json.pest")), ("smtlib", include_str!("../grammars/smtlib.pest")), ("lua", include_str!("../grammars/lua.pest"))];
+const SHIPPED_PEST: &[(&str, &str)] = &[
+    ("json", include_str!("../../../grammars/json.pest")),
+    ("smtlib", include_str!("../../../grammars/smtlib.pest")),
+    ("lua", include_str!("../../../grammars/lua.pest")),
+];
+
+/// Why no language could be chosen.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    /// A `--grammar` path that is neither a pest file nor a tree-sitter grammar folder.
+    #[error("--grammar {0}: not a .pest file nor a folder with src/grammar.json and src/parser.c")]
+    NotAGrammar(PathBuf),
+    /// `--lang NAME` names no language found.
+    #[error("unknown language `{name}` (known: {known})")]
+    UnknownLanguage {
+        /// The name asked for.
+        name: String,
+        /// The names known, comma-separated.
+        known: String,
+    },
+    /// No language claims the file's extension.
+    #[error("cannot tell the language of {path} from its extension; use --lang (known: {known}) or --grammar PATH")]
+    UnknownExtension {
+        /// The program file.
+        path: PathBuf,
+        /// The names known, comma-separated.
+        known: String,
+    },
+}
+
+/// Why a language found in the registry did not load.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// A grammar file could not be read.
+    #[error("cannot read grammar {path}: {source}")]
+    Read {
+        /// The grammar file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The grammar has errors, or a grammar folder did not compile; `what` names it
+    /// (`grammar PATH`, `built-in grammar NAME`). Multi-line reasons start on a new line.
+    #[error("{what}:{}{source}", if source.to_string().contains('\n') { "\n" } else { " " })]
+    Grammar {
+        /// Which grammar.
+        what: String,
+        /// Why it failed (pest's message with line and column, the compiler's output, …).
+        source: ParseError,
+    },
+}
 
 /// What a language is made of.
 #[derive(Clone, Debug)]
@@ -55,31 +104,19 @@ impl Entry {
     /// Loads the language (compiling a tree-sitter folder on first use).
     ///
     /// # Errors
-    /// The grammar's own error, with its path: syntax errors with line and column,
-    /// undefined rules, compiler output.
-    pub fn load(&self) -> Result<Frontend, String> {
+    /// [`LoadError::Read`], or [`LoadError::Grammar`] with the grammar's own error: syntax
+    /// errors with line and column, undefined rules, compiler output.
+    pub fn load(&self) -> Result<Frontend, LoadError> {
+        let grammar = |what: String| move |source| LoadError::Grammar { what, source };
         match &self.kind {
-            Kind::BuiltIn(l) => Frontend::new(*l).map_err(|e| e.to_string()),
-            Kind::ShippedPest(text) => Frontend::from_pest(&self.name, text).map_err(|e| grammar_error(&format!("built-in grammar {}", self.name), e)),
+            Kind::BuiltIn(l) => Frontend::new(*l).map_err(grammar(format!("built-in language {}", self.name))),
+            Kind::ShippedPest(text) => Frontend::from_pest(&self.name, text).map_err(grammar(format!("built-in grammar {}", self.name))),
             Kind::Pest(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read grammar {}: {e}", path.display()))?;
-                Frontend::from_pest(&self.name, &text).map_err(|e| grammar_error(&format!("grammar {}", path.display()), e))
+                let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read { path: path.clone(), source })?;
+                Frontend::from_pest(&self.name, &text).map_err(grammar(format!("grammar {}", path.display())))
             }
-            Kind::TreeSitter(dir) => load_tree_sitter_folder(dir, &cache_dir()).map_err(|e| e.to_string()),
+            Kind::TreeSitter(dir) => load_tree_sitter_folder(dir, &cache_dir()).map_err(grammar(format!("tree-sitter grammar {}", dir.display()))),
         }
-    }
-}
-
-/// "grammar PATH: why", with pest's multi-line messages starting on their own line.
-fn grammar_error(what: &str, e: lopper_parse::ParseError) -> String {
-    let why = match e {
-        lopper_parse::ParseError::Grammar(g) => g.to_string(),
-        other => other.to_string(),
-    };
-    if why.contains('\n') {
-        format!("{what}:\n{why}")
-    } else {
-        format!("{what}: {why}")
     }
 }
 
@@ -113,13 +150,12 @@ impl Registry {
     /// `grammars/`, then the built-in languages.
     ///
     /// # Errors
-    /// A `--grammar` path that is neither a `.pest` file nor a tree-sitter folder.
-    pub fn discover(explicit: &[PathBuf]) -> Result<Registry, String> {
+    /// [`RegistryError::NotAGrammar`] for a `--grammar` path that is neither a `.pest` file
+    /// nor a tree-sitter folder.
+    pub fn discover(explicit: &[PathBuf]) -> Result<Registry, RegistryError> {
         let mut r = Registry::default();
         for p in explicit {
-            let e = entry_for(p, "--grammar")
-                .ok_or_else(|| format!("--grammar {}: not a .pest file nor a folder with src/grammar.json and src/parser.c", p.display()))?;
-            r.entries.push(e);
+            r.entries.push(entry_for(p, "--grammar").ok_or_else(|| RegistryError::NotAGrammar(p.clone()))?);
         }
         if let Some(v) = std::env::var_os("LOPPER_GRAMMARS") {
             for d in std::env::split_paths(&v) {
@@ -129,29 +165,30 @@ impl Registry {
         if let Some(d) = user_dir() {
             r.scan(&d, "user grammars directory");
         }
-        r.scan(&Path::new(env!("CARGO_MANIFEST_DIR")).join("grammars"), "lopper's grammars/");
+        r.scan(&repository_grammars(), "lopper's grammars/");
         for l in Language::ALL {
-            let ext = match l {
-                Language::C => vec!["c", "h", "i"],
-                Language::Java => vec!["java"],
-                Language::JavaScript => vec!["js", "mjs", "cjs"],
-            };
-            r.entries.push(Entry {
-                name: l.name().into(),
-                extensions: ext.into_iter().map(String::from).collect(),
-                kind: Kind::BuiltIn(l),
-                origin: "built-in".into(),
-            });
+            let extensions = l.extensions().iter().map(|x| x.to_string()).collect();
+            r.entries.push(Entry { name: l.name().into(), extensions, kind: Kind::BuiltIn(l), origin: "built-in".into() });
         }
         for (name, text) in SHIPPED_PEST {
-            r.entries.push(Entry {
-                name: (*name).into(),
-                extensions: lopper_grammar::pest_extensions(text),
-                kind: Kind::ShippedPest(text),
-                origin: "built-in".into(),
-            });
+            let extensions = lopper_grammar::pest_extensions(text);
+            r.entries.push(Entry { name: (*name).into(), extensions, kind: Kind::ShippedPest(text), origin: "built-in".into() });
         }
         Ok(r)
+    }
+
+    /// The language of `file`: the one named `lang` if given, else the first `--grammar`
+    /// entry if `grammar_given`, else the one claiming `file`'s extension.
+    ///
+    /// # Errors
+    /// [`RegistryError::UnknownLanguage`] or [`RegistryError::UnknownExtension`], with the
+    /// names known.
+    pub fn choose(&self, file: &Path, lang: Option<&str>, grammar_given: bool) -> Result<&Entry, RegistryError> {
+        match (lang, grammar_given) {
+            (Some(l), _) => self.by_name(l).ok_or_else(|| RegistryError::UnknownLanguage { name: l.to_string(), known: self.names() }),
+            (None, true) if !self.entries.is_empty() => Ok(&self.entries[0]),
+            (None, _) => self.by_path(file).ok_or_else(|| RegistryError::UnknownExtension { path: file.to_path_buf(), known: self.names() }),
+        }
     }
 
     fn scan(&mut self, dir: &Path, origin: &str) {
@@ -207,18 +244,27 @@ fn entry_for(p: &Path, origin: &str) -> Option<Entry> {
     Some(Entry { name, extensions: tree_sitter_file_types(p), kind: Kind::TreeSitter(p.to_path_buf()), origin: origin.to_string() })
 }
 
+/// The repository's `grammars/` directory (as built; absent for an installed binary).
+fn repository_grammars() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.ancestors().nth(2).unwrap_or(manifest).join("grammars")
+}
+
 /// File types a tree-sitter grammar folder declares: `tree-sitter.json`'s
-/// `grammars[].file-types`, else `package.json`'s `tree-sitter[].file-types`.
+/// `grammars[].file-types`, else `package.json`'s `tree-sitter[].file-types`, each read with
+/// tree-sitter's own loader types.
 fn tree_sitter_file_types(dir: &Path) -> Vec<String> {
-    let read = |f: &str| -> Option<serde_json::Value> { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).ok()?).ok() };
-    let list = read("tree-sitter.json").and_then(|v| v.get("grammars").cloned()).or_else(|| read("package.json").and_then(|v| v.get("tree-sitter").cloned()));
-    let mut out = Vec::new();
-    for g in list.as_ref().and_then(|l| l.as_array()).into_iter().flatten() {
-        for t in g.get("file-types").and_then(|t| t.as_array()).into_iter().flatten() {
-            if let Some(s) = t.as_str() {
-                out.push(s.trim_start_matches('.').to_string());
-            }
-        }
-    }
-    out
+    let lists: Vec<Option<Vec<String>>> = if let Ok(ts) = tree_sitter_loader::TreeSitterJSON::from_file(dir) {
+        ts.grammars.into_iter().map(|g| g.file_types).collect()
+    } else {
+        std::fs::read_to_string(dir.join("package.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<tree_sitter_loader::PackageJSON>(&t).ok())
+            .and_then(|p| p.tree_sitter)
+            .into_iter()
+            .flatten()
+            .map(|c| c.file_types)
+            .collect()
+    };
+    lists.into_iter().flatten().flatten().map(|t| t.trim_start_matches('.').to_string()).collect()
 }

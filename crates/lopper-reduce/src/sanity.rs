@@ -1,0 +1,92 @@
+//! Checks of the original before any reduction, as C-Reduce and C-Vise make them: the test
+//! runs on the unchanged input [`SANITY_RUNS`] times; a test that says no, says both, or
+//! does not finish is refused with its own error, and the per-run time limit can be derived
+//! from how long the test took.
+
+use crate::oracle::{OracleError, RunReport, ScriptOracle, Verdict};
+use std::time::Duration;
+
+/// Runs of the original before reducing (the reducer's own first test makes one more).
+pub const SANITY_RUNS: usize = 2;
+
+/// The sanity runs' time limit when none is given, and the most a derived one may be.
+pub const MAX_DERIVED_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The least a derived time limit may be.
+pub const MIN_DERIVED_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why the original is not a usable starting point. Each carries the captured output
+/// (stdout then stderr) of the run that showed it.
+#[derive(Debug, thiserror::Error)]
+pub enum SanityError {
+    /// The test ran out of time on the original.
+    #[error("the test did not finish within {} s", .limit.as_secs_f64())]
+    TooSlow {
+        /// The time limit that passed.
+        limit: Duration,
+        /// The run's output.
+        output: String,
+    },
+    /// Every run said "not interesting".
+    #[error("the original is not interesting ({runs} runs)")]
+    NotInteresting {
+        /// Runs made.
+        runs: usize,
+        /// The first run's output.
+        output: String,
+    },
+    /// Runs disagreed on the unchanged original.
+    #[error("the test is flaky: yes {yes} times, no {no} times on the unchanged original")]
+    Flaky {
+        /// Interesting runs.
+        yes: usize,
+        /// Other runs.
+        no: usize,
+        /// Output of a run that said no.
+        output: String,
+    },
+    /// The test could not be run, or the user interrupted.
+    #[error(transparent)]
+    Oracle(#[from] OracleError),
+}
+
+/// What the sanity runs measured.
+#[derive(Clone, Copy, Debug)]
+pub struct Sanity {
+    /// Runs made.
+    pub runs: usize,
+    /// The slowest run's wall time.
+    pub slowest: Duration,
+}
+
+/// The time limit derived from the original's slowest run: 10x, within
+/// [`MIN_DERIVED_TIMEOUT`]..=[`MAX_DERIVED_TIMEOUT`].
+pub fn derived_timeout(slowest: Duration) -> Duration {
+    (slowest * 10).clamp(MIN_DERIVED_TIMEOUT, MAX_DERIVED_TIMEOUT)
+}
+
+/// Runs the test on `original` [`SANITY_RUNS`] times (output captured) and judges the runs:
+/// a timeout first, then all no, then a mix. With `derive_timeout`, sets the oracle's time
+/// limit to [`derived_timeout`] of the slowest run.
+///
+/// # Errors
+/// [`SanityError`]: too slow, not interesting, flaky, or the oracle's own error
+/// ([`OracleError::Interrupted`] on Ctrl-C).
+pub fn check_original(oracle: &mut ScriptOracle, original: &str, derive_timeout: bool) -> Result<Sanity, SanityError> {
+    let runs = (0..SANITY_RUNS).map(|_| oracle.run(original, true)).collect::<Result<Vec<RunReport>, _>>()?;
+    if let Some(r) = runs.iter().find(|r| r.verdict == Verdict::TimedOut) {
+        return Err(SanityError::TooSlow { limit: oracle.timeout(), output: r.output.clone() });
+    }
+    let yes = runs.iter().filter(|r| r.verdict == Verdict::Interesting).count();
+    if yes == 0 {
+        return Err(SanityError::NotInteresting { runs: runs.len(), output: runs[0].output.clone() });
+    }
+    if let Some(no) = runs.iter().find(|r| r.verdict != Verdict::Interesting) {
+        return Err(SanityError::Flaky { yes, no: runs.len() - yes, output: no.output.clone() });
+    }
+    let slowest = runs.iter().map(|r| r.elapsed).max().unwrap_or_default();
+    if derive_timeout {
+        oracle.set_timeout(derived_timeout(slowest));
+    }
+    Ok(Sanity { runs: runs.len(), slowest })
+}

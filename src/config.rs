@@ -1,0 +1,188 @@
+//! Raw command-line arguments turned into a validated reduction: every check that can fail
+//! without running the test happens here, in order, before any test runs (ripgrep's
+//! low-level args → high-level args).
+
+use crate::output::{self, Output};
+use crate::{exit, Fail, ReduceArgs};
+use lopper_parse::{Frontend, Registry};
+use lopper_reduce::{Algorithm, Criteria, GrammarCheck, Options, TestCommand};
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How much the CLI prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verbosity {
+    /// Errors only (`-q`).
+    Quiet,
+    /// Start, sanity and summary lines, and progress.
+    Normal,
+    /// Also a log line for every new best and the library's diagnostic events (`-v`).
+    Verbose,
+}
+
+/// A reduction, validated and ready to run.
+pub struct Reduction {
+    /// The program file.
+    pub file: PathBuf,
+    /// Its file name, under which each test run sees the candidate.
+    pub file_name: OsString,
+    /// The interestingness test.
+    pub test: TestCommand,
+    /// The test as the user named it, for messages.
+    pub test_name: String,
+    /// What counts as interesting.
+    pub criteria: Criteria,
+    /// The program's language.
+    pub frontend: Frontend,
+    /// The program text.
+    pub text: String,
+    /// Where results go (refused if unsafe).
+    pub output: Output,
+    /// The time limit the user gave, if any (else derived from the sanity runs).
+    pub timeout: Option<Duration>,
+    /// Tests at once.
+    pub jobs: usize,
+    /// Reducer settings.
+    pub options: Options,
+    /// Where to write `--stats` JSON.
+    pub stats_path: Option<PathBuf>,
+    /// `--keep-temps`.
+    pub keep_temps: bool,
+    /// How much to print.
+    pub verbosity: Verbosity,
+}
+
+/// Finds and loads FILE's language: `--lang`, else `--grammar`, else by extension.
+///
+/// # Errors
+/// Exit code 3 with the registry's or the grammar's message.
+pub fn language(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Result<Frontend, Fail> {
+    let explicit: Vec<PathBuf> = grammar.map(Path::to_path_buf).into_iter().collect();
+    let bad = |e: &dyn std::fmt::Display| Fail(exit::BAD_INPUT, e.to_string());
+    let reg = Registry::discover(&explicit).map_err(|e| bad(&e))?;
+    let entry = reg.choose(file, lang, grammar.is_some()).map_err(|e| bad(&e))?;
+    entry.load().map_err(|e| bad(&e))
+}
+
+/// Reads a program as UTF-8 text.
+///
+/// # Errors
+/// Exit code 3 naming the file.
+pub fn read_program(file: &Path) -> Result<String, Fail> {
+    let bytes = fs::read(file).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read {}: {e}", file.display())))?;
+    String::from_utf8(bytes).map_err(|e| Fail(exit::BAD_INPUT, format!("{} is not UTF-8 text (byte {})", file.display(), e.utf8_error().valid_up_to())))
+}
+
+/// Whether `path` looks like an interestingness test: executable, and a `#!` script or a
+/// binary.
+fn looks_like_test(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0) && lopper_reduce::oracle::is_runnable(path)
+}
+
+/// Whether `now` could be a reduction of `old` in language `f`: its tokens are a
+/// subsequence of `old`'s (what deletion and replacement by descendants leave).
+fn is_token_reduction(f: &Frontend, old: &str, now: &str) -> bool {
+    let (Ok(old), Ok(now)) = (f.parse_plain(old), f.parse_plain(now)) else { return false };
+    let mut old = old.tokens();
+    let subsequence = now.tokens().all(|t| old.any(|o| o == t));
+    subsequence
+}
+
+impl Reduction {
+    /// Validates `a`: the TEST FILE pair (one file; not swapped), the criteria, the
+    /// language and the program, the output paths, the time limit.
+    ///
+    /// # Errors
+    /// A [`Fail`] with the exit code docs/cli.md gives for each problem.
+    pub fn from_args(a: ReduceArgs) -> Result<Reduction, Fail> {
+        let (test, file) = match (&a.test_cmd, a.args.as_slice()) {
+            (Some(cmd), [file]) => (TestCommand::Shell(cmd.clone()), file.clone()),
+            (None, [test, file]) => (TestCommand::Script(test.clone()), file.clone()),
+            (Some(_), _) => return Err(Fail(exit::USAGE, "with --test-cmd, give only FILE".into())),
+            (None, [_, _, rest @ ..]) => {
+                let extra: Vec<String> = rest.iter().map(|p| p.display().to_string()).collect();
+                return Err(Fail(exit::USAGE, format!("one FILE at a time, after TEST (also given: {}); run lopper once per file", extra.join(" "))));
+            }
+            (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or --test-cmd 'COMMAND' FILE)".into())),
+        };
+        if let TestCommand::Script(t) = &test {
+            if looks_like_test(&file) && !looks_like_test(t) {
+                let (t, f) = (output::shell_quote(&t.to_string_lossy()), output::shell_quote(&file.to_string_lossy()));
+                return Err(Fail(
+                    exit::USAGE,
+                    format!("the arguments are in the order TEST FILE, and {f} looks like the test while {t} does not; try: lopper [OPTIONS] {f} {t}"),
+                ));
+            }
+        }
+        let regex = |r: &Option<String>, flag: &str| -> Result<Option<regex::Regex>, Fail> {
+            r.as_deref().map(|r| regex::Regex::new(r).map_err(|e| Fail(exit::USAGE, format!("{flag}: {e}")))).transpose()
+        };
+        let criteria = Criteria {
+            exit_codes: if a.interesting_exit_code.is_empty() { vec![0] } else { a.interesting_exit_code.clone() },
+            stdout: regex(&a.stdout_regex, "--stdout-regex")?,
+            stderr: regex(&a.stderr_regex, "--stderr-regex")?,
+            stdin: a.stdin,
+        };
+        let frontend = language(&file, a.lang.as_deref(), a.grammar.as_deref())?;
+        let text = read_program(&file)?;
+        frontend.check(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{}: {e}", file.display())))?;
+        let script = match &test {
+            TestCommand::Script(t) => Some(t.as_path()),
+            TestCommand::Shell(_) => None,
+        };
+        let output = Output::plan(&file, a.output.as_deref(), script, |old, now| is_token_reduction(&frontend, old, now))
+            .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        if let Some(stats) = &a.stats {
+            output::check_writable_dir(stats).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        }
+        if a.timeout.is_some_and(|t| !t.is_finite() || t <= 0.0) {
+            return Err(Fail(exit::USAGE, "--timeout must be a positive number of seconds".into()));
+        }
+        let file_name = file.file_name().ok_or_else(|| Fail(exit::BAD_INPUT, format!("{} is not a file", file.display())))?.to_os_string();
+        let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+        let test_name = match &test {
+            TestCommand::Script(t) => t.display().to_string(),
+            TestCommand::Shell(cmd) => format!("sh -c '{cmd}'"),
+        };
+        // Baselines know no grammar: their invalid candidates are tested, and counted.
+        let baseline = a.algorithm != Algorithm::Perses;
+        let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
+        let options = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm: a.algorithm, jobs, ..Options::default() };
+        let verbosity = match (a.quiet, a.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (false, true) => Verbosity::Verbose,
+            (false, false) => Verbosity::Normal,
+        };
+        Ok(Reduction {
+            file,
+            file_name,
+            test,
+            test_name,
+            criteria,
+            frontend,
+            text,
+            output,
+            timeout: a.timeout.map(Duration::from_secs_f64),
+            jobs,
+            options,
+            stats_path: a.stats,
+            keep_temps: a.keep_temps,
+            verbosity,
+        })
+    }
+
+    /// A command that reproduces one test run in a fresh directory, every path quoted.
+    pub fn reproduce_command(&self) -> String {
+        let quote = |p: &Path| output::shell_quote(&p.to_string_lossy());
+        let name = quote(Path::new(&self.file_name));
+        let run = match &self.test {
+            TestCommand::Script(t) => format!("{} \"$d\"/{name}", quote(&fs::canonicalize(t).unwrap_or(t.clone()))),
+            TestCommand::Shell(cmd) => format!("sh -c {} lopper-test \"$d\"/{name}", output::shell_quote(cmd)),
+        };
+        let abs = fs::canonicalize(&self.file).unwrap_or(self.file.clone());
+        format!("d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {run}); echo \"exit $?\"", quote(&abs))
+    }
+}

@@ -1,0 +1,181 @@
+//! What the user sees while and after lopper reduces: the progress line (indicatif on a
+//! terminal, plain log lines otherwise), the closing summary, and the `--stats` JSON.
+
+use crate::config::{Reduction, Verbosity};
+use crate::output::Output;
+use lopper_reduce::{Algorithm, GrammarCheck, Outcome, Progress, Stats};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Listens to the reducer: keeps every new best on disk through [`Output`] and shows
+/// progress.
+pub struct Reporter<'a> {
+    output: &'a mut Output,
+    bar: Option<indicatif::ProgressBar>,
+    verbosity: Verbosity,
+    started: Instant,
+    last_line: Option<Instant>,
+}
+
+/// Log lines without a terminal come at most this often (every new best with `-v`).
+const LOG_EVERY: Duration = Duration::from_secs(2);
+
+impl<'a> Reporter<'a> {
+    /// A reporter writing bests to `output`; a live line on a terminal unless quiet.
+    pub fn new(output: &'a mut Output, verbosity: Verbosity) -> Reporter<'a> {
+        let bar = (std::io::stderr().is_terminal() && verbosity != Verbosity::Quiet).then(|| {
+            let b = indicatif::ProgressBar::new_spinner();
+            b.set_style(indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("a valid template"));
+            b.enable_steady_tick(Duration::from_millis(120));
+            b
+        });
+        Reporter { output, bar, verbosity, started: Instant::now(), last_line: None }
+    }
+
+    fn line(&self, s: &Stats) -> String {
+        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+        format!(
+            "{} / {} tokens ({:.1}%) | {} tests, {} cache hits, {:.1} tests/s | round {} {}",
+            s.tokens_after,
+            s.tokens_before,
+            percent(s.tokens_after, s.tokens_before),
+            s.tests,
+            s.cache_hits,
+            s.tests as f64 / secs,
+            s.rounds,
+            s.pass
+        )
+    }
+
+    fn show(&mut self, s: &Stats, new_best: bool) {
+        if let Some(b) = &self.bar {
+            b.set_message(self.line(s));
+            return;
+        }
+        let due = self.last_line.is_none_or(|t| t.elapsed() >= LOG_EVERY);
+        let wanted = match self.verbosity {
+            Verbosity::Quiet => false,
+            Verbosity::Normal => due,
+            Verbosity::Verbose => due || new_best,
+        };
+        if wanted {
+            self.last_line = Some(Instant::now());
+            eprintln!("[{:7.1}s] {}", self.started.elapsed().as_secs_f64(), self.line(s));
+        }
+    }
+
+    /// Clears the live line.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Progress for Reporter<'_> {
+    fn new_best(&mut self, program: &str, stats: &Stats) -> std::io::Result<()> {
+        self.output.write(program).map_err(std::io::Error::other)?;
+        tracing::debug!(tokens = stats.tokens_after, tests = stats.tests, "new best written");
+        self.show(stats, true);
+        Ok(())
+    }
+
+    fn tested(&mut self, stats: &Stats) {
+        self.show(stats, false);
+    }
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    100.0 * part as f64 / whole.max(1) as f64
+}
+
+/// The closing summary, on stderr.
+pub fn print_summary(r: &Reduction, outcome: &Outcome, cancelled: usize) {
+    let s = &outcome.stats;
+    let own = (s.total_seconds - s.test_seconds).max(0.0);
+    let done = if outcome.interrupted { "interrupted" } else { "done" };
+    eprintln!(
+        "lopper: {done} in {:.1} s ({:.1} s in tests, {own:.2} s in lopper = {:.1}%)",
+        s.total_seconds,
+        s.test_seconds,
+        100.0 * own / s.total_seconds.max(1e-9)
+    );
+    eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
+    eprintln!(
+        "  tests     {} run ({:.3} s the first), {} cache hits, {} timed out, {} accepted, {} rounds, {cancelled} speculative runs cancelled",
+        s.tests, s.first_test_seconds, s.cache_hits, s.timeouts, s.accepted, s.rounds
+    );
+    eprintln!(
+        "  passes    list: {} tests, {:.1} s ({:.1} s in tests); replace: {} tests, {:.1} s ({:.1} s in tests)",
+        s.list_tests, s.list_time.seconds, s.list_time.test_seconds, s.replace_tests, s.replace_time.seconds, s.replace_time.test_seconds
+    );
+    let fate = match r.options.grammar_check {
+        GrammarCheck::Reject => "were not tested",
+        GrammarCheck::Count => "were tested anyway",
+    };
+    eprintln!("  invalid   {} of {} candidates ({:.2}%) had new syntax errors and {fate}", s.invalid, s.candidates, 100.0 * s.invalid_share());
+    eprintln!("  matched   {:.1}% of named CST nodes to their PNF rule ({} opaque)", 100.0 * s.matched_share, s.opaque_nodes);
+    for w in &s.warnings {
+        eprintln!("  warning   {w}");
+    }
+    let original = match &r.output.backup {
+        Some(b) if r.output.backup_written() => format!(" (original: {})", b.display()),
+        _ => String::new(),
+    };
+    eprintln!("  result    {}{original}", r.output.path.display());
+}
+
+/// The `--stats` JSON: the run's identity, then every [`Stats`] field.
+#[derive(serde::Serialize)]
+struct StatsReport<'a> {
+    file: String,
+    language: &'a str,
+    algorithm: &'a str,
+    interrupted: bool,
+    jobs: usize,
+    cancelled_speculative_runs: usize,
+    invalid_share: f64,
+    /// Per pass: tests, wall seconds, seconds in tests.
+    passes: std::collections::BTreeMap<&'static str, PassReport>,
+    #[serde(flatten)]
+    stats: &'a Stats,
+}
+
+#[derive(serde::Serialize)]
+struct PassReport {
+    tests: usize,
+    seconds: f64,
+    test_seconds: f64,
+}
+
+impl PassReport {
+    fn new(tests: usize, t: lopper_reduce::PassTime) -> PassReport {
+        PassReport { tests, seconds: t.seconds, test_seconds: t.test_seconds }
+    }
+}
+
+/// Writes the `--stats` JSON for `outcome` to `path`.
+///
+/// # Errors
+/// The I/O error of the write.
+pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, cancelled: usize) -> std::io::Result<()> {
+    let s = &outcome.stats;
+    let report = StatsReport {
+        file: r.file.display().to_string(),
+        language: r.frontend.name(),
+        algorithm: Algorithm::ALL.iter().find(|x| x.0 == r.options.algorithm).map_or("?", |x| x.1),
+        interrupted: outcome.interrupted,
+        jobs: r.jobs,
+        cancelled_speculative_runs: cancelled,
+        invalid_share: outcome.stats.invalid_share(),
+        passes: [
+            ("list", PassReport::new(s.list_tests, s.list_time)),
+            ("replace", PassReport::new(s.replace_tests, s.replace_time)),
+            ("other", PassReport::new(s.tests - s.list_tests - s.replace_tests, s.other_time)),
+        ]
+        .into(),
+        stats: s,
+    };
+    let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+    std::fs::write(path, json + "\n")
+}
