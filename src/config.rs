@@ -5,7 +5,7 @@
 use crate::output::{self, Output};
 use crate::{exit, Fail, ReduceArgs};
 use lopper_parse::{Frontend, Registry};
-use lopper_reduce::{Algorithm, Criteria, GrammarCheck, Options, TestCommand};
+use lopper_reduce::{passes, Algorithm, Criteria, GrammarCheck, Options, TestCommand};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -82,15 +82,6 @@ fn looks_like_test(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0) && lopper_reduce::oracle::is_runnable(path)
 }
 
-/// Whether `now` could be a reduction of `old` in language `f`: its tokens are a
-/// subsequence of `old`'s (what deletion and replacement by descendants leave).
-fn is_token_reduction(f: &Frontend, old: &str, now: &str) -> bool {
-    let (Ok(old), Ok(now)) = (f.parse_plain(old), f.parse_plain(now)) else { return false };
-    let mut old = old.tokens();
-    let subsequence = now.tokens().all(|t| old.any(|o| o == t));
-    subsequence
-}
-
 impl Reduction {
     /// Validates `a`: the TEST FILE pair (one file; not swapped), the criteria, the
     /// language and the program, the output paths, the time limit.
@@ -133,8 +124,7 @@ impl Reduction {
             TestCommand::Script(t) => Some(t.as_path()),
             TestCommand::Shell(_) => None,
         };
-        let output = Output::plan(&file, a.output.as_deref(), script, |old, now| is_token_reduction(&frontend, old, now))
-            .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        let output = Output::plan(&file, a.output.as_deref(), script, &output::ReductionLog::default_dir()).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
         if let Some(stats) = &a.stats {
             output::check_writable_dir(stats).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
         }
@@ -150,7 +140,11 @@ impl Reduction {
         // Baselines know no grammar: their invalid candidates are tested, and counted.
         let baseline = a.algorithm != Algorithm::Perses;
         let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
-        let options = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm: a.algorithm, jobs, ..Options::default() };
+        if let Some(bad) = a.passes.iter().find(|p| *p != passes::PERSES && passes::create(p).is_none()) {
+            let known: Vec<&str> = std::iter::once(passes::PERSES).chain(passes::BUILT_IN.iter().map(|b| b.0)).collect();
+            return Err(Fail(exit::USAGE, format!("unknown pass `{bad}` (known: {}; see --list-passes)", known.join(", "))));
+        }
+        let options = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm: a.algorithm, jobs, passes: a.passes, ..Options::default() };
         let verbosity = match (a.quiet, a.verbose) {
             (true, _) => Verbosity::Quiet,
             (false, true) => Verbosity::Verbose,

@@ -10,7 +10,7 @@ mod report;
 
 use config::{language, read_program, Reduction, Verbosity};
 use lopper_parse::Registry;
-use lopper_reduce::{check_original, reduce, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
+use lopper_reduce::{check_original, passes, reduce, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
 use report::Reporter;
 use std::fs;
 use std::io::Write;
@@ -55,11 +55,19 @@ pub struct ReduceArgs {
     /// $1 and exits 0 while the candidate is still interesting) and the program to reduce,
     /// in place (the original kept as FILE.orig) unless -o. With --test-cmd, FILE alone.
     // More than two are accepted here so that the message can say "one FILE at a time".
-    #[arg(required_unless_present = "list_algorithms", num_args = 1.., value_names = ["TEST", "FILE"])]
+    #[arg(required_unless_present_any = ["list_algorithms", "list_passes"], num_args = 1.., value_names = ["TEST", "FILE"])]
     pub args: Vec<PathBuf>,
     /// List the reduction algorithms with their sources, and exit.
     #[arg(long)]
     pub list_algorithms: bool,
+    /// The passes, in order, comma-separated: `perses` (Perses' list deletion and
+    /// replacement) and the passes past 1-minimality (`tokens`, `identifiers`, `literals`);
+    /// see --list-passes. Default: all of them.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,tokens,identifiers,literals")]
+    pub passes: Vec<String>,
+    /// List the passes with their sources, and exit.
+    #[arg(long)]
+    pub list_passes: bool,
     /// A shell command line to use as the test instead of a TEST file; the candidate's path
     /// is $1 (e.g. --test-cmd 'gcc -c "$1" 2>&1 | grep -q ICE').
     #[arg(long, value_name = "SHELL COMMAND")]
@@ -304,6 +312,13 @@ fn sanity_failure(r: &Reduction, e: SanityError) -> Fail {
 fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     if a.list_algorithms {
         for (_, name, about) in lopper_reduce::Algorithm::ALL {
+            println!("{name:14} {about}");
+        }
+        return Ok(());
+    }
+    if a.list_passes {
+        println!("{:14} Perses (Sun et al., ICSE 2018): ddmin over Kleene star/plus/optional children, replacement by subsumed descendants", passes::PERSES);
+        for (name, about) in passes::BUILT_IN {
             println!("{name:14} {about}");
         }
         return Ok(());

@@ -4,10 +4,10 @@
 //!   links, hard links included); its directory must exist and be writable. Both are
 //!   checked before any test runs.
 //! - In place, the original is kept as `FILE.orig` before the first smaller program is
-//!   written. An existing `FILE.orig` is trusted only when FILE equals it or is a reduction
-//!   of it (its tokens a subsequence of the `.orig`'s, as every deletion and replacement
-//!   lopper makes leaves them), or likewise the newest `FILE.orig.N` an earlier run left;
-//!   otherwise this run's original goes to the next free `FILE.orig.N`.
+//!   written. An existing `FILE.orig` is trusted only when FILE equals it or is a program
+//!   lopper itself wrote while reducing it (a [`ReductionLog`] remembers the BLAKE3 hash of
+//!   every program written in place, per original), or likewise the newest `FILE.orig.N`
+//!   an earlier run left; otherwise this run's original goes to the next free `FILE.orig.N`.
 //! - Every write is a complete file renamed over the target, with the target's mode (and,
 //!   where permitted, owner); a new `-o` file gets the input's mode, as `cp` does.
 
@@ -60,6 +60,8 @@ pub struct Output {
     owner: Option<(u32, u32)>,
     /// A line for the user about a stale `.orig` that was set aside, if any.
     pub notice: Option<String>,
+    /// In place: where the programs written are remembered.
+    log: Option<ReductionLog>,
 }
 
 /// The directory a path's file lives in (`.` for a bare name).
@@ -87,12 +89,12 @@ fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 
 impl Output {
     /// Plans where results go for `input`: `-o out`, or in place. `test` is the test
-    /// script, if any. `is_reduction(orig, now)` says whether `now` could be a reduction of
-    /// `orig` (the language's token-subsequence check).
+    /// script, if any. `log_dir` holds the [`ReductionLog`]s that tell an earlier reduction
+    /// of a backup from a stale backup.
     ///
     /// # Errors
     /// Any [`OutputError`]; nothing has been written then.
-    pub fn plan(input: &Path, out: Option<&Path>, test: Option<&Path>, is_reduction: impl Fn(&str, &str) -> bool) -> Result<Output, OutputError> {
+    pub fn plan(input: &Path, out: Option<&Path>, test: Option<&Path>, log_dir: &Path) -> Result<Output, OutputError> {
         let meta = fs::metadata(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
         let mut plan = Output {
             path: input.to_path_buf(),
@@ -102,6 +104,7 @@ impl Output {
             mode: meta.permissions().mode() & 0o7777,
             owner: Some((meta.uid(), meta.gid())),
             notice: None,
+            log: None,
         };
         if let Some(out) = out {
             if let Ok(o) = fs::metadata(out) {
@@ -136,18 +139,14 @@ impl Output {
             let mut trusted = None;
             for old_path in existing.iter().rev() {
                 let old = fs::read(old_path).map_err(|e| OutputError::Read(old_path.clone(), e))?;
-                let ok = now == old
-                    || match (std::str::from_utf8(&old), std::str::from_utf8(&now)) {
-                        (Ok(old), Ok(now)) => is_reduction(old, now),
-                        _ => false,
-                    };
-                if ok {
-                    trusted = Some(old_path.clone());
+                if now == old || ReductionLog::new(log_dir, &old).contains(&now) {
+                    trusted = Some((old_path.clone(), old));
                     break;
                 }
             }
             match trusted {
-                Some(t) => {
+                Some((t, old)) => {
+                    plan.log = Some(ReductionLog::new(log_dir, &old));
                     plan.notice = Some(format!("keeping the existing {} as the original ({} is it or a reduction of it)", t.display(), input.display()));
                     plan.backup = Some(t);
                     None
@@ -167,6 +166,8 @@ impl Output {
         plan.backup_pending = backup.is_some();
         if backup.is_some() {
             plan.backup = backup;
+            let original = fs::read(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
+            plan.log = Some(ReductionLog::new(log_dir, &original));
         }
         Ok(plan)
     }
@@ -186,6 +187,12 @@ impl Output {
             let backup = self.backup.as_ref().expect("pending implies a backup");
             fs::copy(&self.input, backup).map_err(|e| OutputError::Write(backup.clone(), e))?;
             self.backup_pending = false;
+        }
+        if let Some(log) = &self.log {
+            // Before the write: a crash in between leaves a logged hash, never an unlogged file.
+            if let Err(e) = log.record(text.as_bytes()) {
+                tracing::warn!("cannot record the reduction in {}: {e}; a later run will keep a second backup", log.path.display());
+            }
         }
         self.write_atomically(text).map_err(|e| OutputError::Write(self.path.clone(), e))
     }
@@ -207,6 +214,46 @@ impl Output {
         tmp.as_file().set_permissions(fs::Permissions::from_mode(self.mode))?;
         tmp.persist(&self.path).map_err(|e| e.error)?;
         Ok(())
+    }
+}
+
+/// The programs lopper wrote in place while reducing one original: a file named by the
+/// original's BLAKE3 hash, one hex hash per written program. It lets a later run tell "FILE
+/// is an earlier reduction of FILE.orig" (resume) from "FILE.orig is stale" exactly.
+#[derive(Debug)]
+pub struct ReductionLog {
+    path: PathBuf,
+}
+
+impl ReductionLog {
+    /// `$LOPPER_CACHE/reductions`, else the user cache's `lopper/reductions`.
+    pub fn default_dir() -> PathBuf {
+        if let Some(d) = std::env::var_os("LOPPER_CACHE") {
+            return PathBuf::from(d).join("reductions");
+        }
+        use etcetera::BaseStrategy;
+        etcetera::choose_base_strategy().map_or_else(|_| std::env::temp_dir().join("lopper-reductions"), |s| s.cache_dir().join("lopper").join("reductions"))
+    }
+
+    /// The log of the original with these bytes, in `dir`.
+    pub fn new(dir: &Path, original: &[u8]) -> ReductionLog {
+        ReductionLog { path: dir.join(blake3::hash(original).to_hex().as_str()) }
+    }
+
+    /// Whether a program with these bytes was written from this original.
+    pub fn contains(&self, program: &[u8]) -> bool {
+        let hash = blake3::hash(program).to_hex();
+        fs::read_to_string(&self.path).is_ok_and(|t| t.lines().any(|l| l == hash.as_str()))
+    }
+
+    /// Remembers a program written from this original.
+    ///
+    /// # Errors
+    /// Creating the directory or appending to the log.
+    pub fn record(&self, program: &[u8]) -> std::io::Result<()> {
+        fs::create_dir_all(parent_dir(&self.path))?;
+        let mut f = fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
+        writeln!(f, "{}", blake3::hash(program).to_hex())
     }
 }
 

@@ -109,6 +109,14 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, cancelled: usize) {
         "  passes    list: {} tests, {:.1} s ({:.1} s in tests); replace: {} tests, {:.1} s ({:.1} s in tests)",
         s.list_tests, s.list_time.seconds, s.list_time.test_seconds, s.replace_tests, s.replace_time.seconds, s.replace_time.test_seconds
     );
+    if !s.pass_stats.is_empty() {
+        let each: Vec<String> = s
+            .pass_stats
+            .iter()
+            .map(|p| format!("{}: {} tests, {} accepted, {:.1} s ({:.1} s in tests)", p.name, p.tests, p.accepted, p.time.seconds, p.time.test_seconds))
+            .collect();
+        eprintln!("  after     {}", each.join("; "));
+    }
     let fate = match r.options.grammar_check {
         GrammarCheck::Reject => "were not tested",
         GrammarCheck::Count => "were tested anyway",
@@ -136,7 +144,7 @@ struct StatsReport<'a> {
     cancelled_speculative_runs: usize,
     invalid_share: f64,
     /// Per pass: tests, wall seconds, seconds in tests.
-    passes: std::collections::BTreeMap<&'static str, PassReport>,
+    passes: std::collections::BTreeMap<String, PassReport>,
     #[serde(flatten)]
     stats: &'a Stats,
 }
@@ -144,13 +152,15 @@ struct StatsReport<'a> {
 #[derive(serde::Serialize)]
 struct PassReport {
     tests: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accepted: Option<usize>,
     seconds: f64,
     test_seconds: f64,
 }
 
 impl PassReport {
-    fn new(tests: usize, t: lopper_reduce::PassTime) -> PassReport {
-        PassReport { tests, seconds: t.seconds, test_seconds: t.test_seconds }
+    fn new(tests: usize, accepted: Option<usize>, t: lopper_reduce::PassTime) -> PassReport {
+        PassReport { tests, accepted, seconds: t.seconds, test_seconds: t.test_seconds }
     }
 }
 
@@ -160,6 +170,7 @@ impl PassReport {
 /// The I/O error of the write.
 pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, cancelled: usize) -> std::io::Result<()> {
     let s = &outcome.stats;
+    let after_tests: usize = s.pass_stats.iter().map(|p| p.tests).sum();
     let report = StatsReport {
         file: r.file.display().to_string(),
         language: r.frontend.name(),
@@ -169,11 +180,13 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, can
         cancelled_speculative_runs: cancelled,
         invalid_share: outcome.stats.invalid_share(),
         passes: [
-            ("list", PassReport::new(s.list_tests, s.list_time)),
-            ("replace", PassReport::new(s.replace_tests, s.replace_time)),
-            ("other", PassReport::new(s.tests - s.list_tests - s.replace_tests, s.other_time)),
+            ("list".to_string(), PassReport::new(s.list_tests, None, s.list_time)),
+            ("replace".to_string(), PassReport::new(s.replace_tests, Some(s.replace_accepted), s.replace_time)),
+            ("other".to_string(), PassReport::new(s.tests - s.list_tests - s.replace_tests - after_tests, None, s.other_time)),
         ]
-        .into(),
+        .into_iter()
+        .chain(s.pass_stats.iter().map(|p| (p.name.clone(), PassReport::new(p.tests, Some(p.accepted), p.time))))
+        .collect(),
         stats: s,
     };
     let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;

@@ -61,7 +61,7 @@ fn javac_type_error_reduces_to_its_core() {
     let reduced = fs::read_to_string(&case.program).unwrap();
     assert!(case.passes(&case.program), "{reduced}");
     let (before, after) = (tokens(Language::Java, PROGRAM), tokens(Language::Java, &reduced));
-    // Measured: 261 -> 16 tokens.
+    // Measured: 261 -> 16 tokens; identifiers renamed to one letter (`b = d;`).
     assert!(after <= 16, "{before} -> {after}:\n{reduced}");
-    assert!(reduced.contains("n = label"), "{reduced}");
+    assert!(reduced.contains("String") && !reduced.contains("label"), "{reduced}");
 }

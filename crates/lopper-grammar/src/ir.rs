@@ -54,6 +54,9 @@ pub struct Grammar {
     /// Names of tokens defined outside the IR (a pest grammar's atomic rules and synthetic
     /// lexical rules): each is one terminal that its front end knows how to match.
     pub lexical: Vec<String>,
+    /// The rule whose tokens are identifiers (tree-sitter's `word`; a grammar file's
+    /// `//! lopper: identifier = rule`), if the grammar says.
+    pub word: Option<String>,
 }
 
 impl Grammar {

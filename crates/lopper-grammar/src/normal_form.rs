@@ -466,7 +466,9 @@ impl Work {
                 t => t.clone(),
             };
         }
-        PnfGrammar::assemble(g.name.clone(), syms, map[self.start as usize], g.extras.clone())
+        let mut p = PnfGrammar::assemble(g.name.clone(), syms, map[self.start as usize], g.extras.clone());
+        p.word = g.word.and_then(|w| p.lookup(&g.symbol(w).name));
+        p
     }
 }
 

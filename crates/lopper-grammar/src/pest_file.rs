@@ -16,7 +16,8 @@
 //! - `e{n}`, `e{n,}`, `e{,m}`, `e{n,m}` are expanded into sequences of `e` and `e?`.
 //!
 //! A header of doc comments configures lopper (`//! lopper: extensions = json`,
-//! `//! lopper: start = file`); without `start`, the first rule that is not trivia is the
+//! `//! lopper: start = file`, `//! lopper: identifier = name` for the rule whose tokens
+//! identifier passes may rename); without `start`, the first rule that is not trivia is the
 //! start rule.
 
 use crate::ir::{Expr, Grammar};
@@ -49,18 +50,20 @@ pub fn pest_extensions(text: &str) -> Vec<String> {
 struct Header {
     extensions: Vec<String>,
     start: Option<String>,
+    identifier: Option<String>,
 }
 
 /// Reads the header. pest's meta-grammar allows `//!` lines only before the first rule, so a
 /// scan of the text sees exactly the header of a file that parses.
 fn header(text: &str) -> Result<Header, GrammarError> {
-    let mut h = Header { extensions: Vec::new(), start: None };
+    let mut h = Header { extensions: Vec::new(), start: None, identifier: None };
     for rest in text.lines().filter_map(|l| l.trim_start().strip_prefix("//!")?.trim().strip_prefix("lopper:")) {
         let (k, v) = rest.split_once('=').unwrap_or((rest, ""));
         match k.trim() {
             "extensions" => h.extensions.extend(v.split([' ', ',']).filter(|s| !s.is_empty()).map(|s| s.trim_start_matches('.').to_string())),
             "start" => h.start = Some(v.trim().to_string()),
-            other => return Err(GrammarError::Syntax(format!("unknown lopper header key `{other}` (known: extensions, start)"))),
+            "identifier" => h.identifier = Some(v.trim().to_string()),
+            other => return Err(GrammarError::Syntax(format!("unknown lopper header key `{other}` (known: extensions, start, identifier)"))),
         }
     }
     Ok(h)
@@ -82,7 +85,7 @@ pub fn load_pest(name: &str, text: &str) -> Result<PestGrammar, GrammarError> {
     let pairs = pest_meta::parser::parse(M::grammar_rules, text).map_err(|e| GrammarError::Syntax(e.to_string()))?;
     pest_meta::validator::validate_pairs(pairs.clone()).map_err(|es| GrammarError::Syntax(es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))?;
     let mut rules: IndexMap<String, PRule> = IndexMap::new();
-    let Header { extensions, start } = header(text)?;
+    let Header { extensions, start, identifier } = header(text)?;
     for p in pairs.filter(|p| p.as_rule() == M::grammar_rule) {
         let mut inner = p.into_inner();
         let first = inner.next().expect("a grammar rule has content");
@@ -126,6 +129,12 @@ pub fn load_pest(name: &str, text: &str) -> Result<PestGrammar, GrammarError> {
         ir.rules.insert(if is_lexical(r) { format!("{}__file", r.name) } else { r.name.clone() }, body);
     }
     ir.lexical = conv.lexical;
+    if let Some(w) = &identifier {
+        if !rules.contains_key(w) {
+            return Err(GrammarError::Syntax(format!("the header names identifier rule `{w}`, which is not defined")));
+        }
+    }
+    ir.word = identifier;
     let synthetic = conv.synthetic;
     rules.extend(synthetic);
     Ok(PestGrammar { ir, rules, extensions })

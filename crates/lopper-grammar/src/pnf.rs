@@ -91,6 +91,8 @@ pub struct PnfGrammar {
     pub extras: Vec<String>,
     /// `B ⊑ A` closure over unit derivations.
     pub subsumption: Subsumption,
+    /// The identifier symbol (tree-sitter's `word` rule), if the grammar names one.
+    pub word: Option<SymbolId>,
     by_cst: HashMap<(String, bool), Vec<SymbolId>>,
     by_name: HashMap<String, SymbolId>,
 }
@@ -108,7 +110,15 @@ impl PnfGrammar {
             by_name.insert(s.name.clone(), i as SymbolId);
         }
         let subsumption = Subsumption::compute(&symbols);
-        PnfGrammar { name, symbols, start, extras, subsumption, by_cst, by_name }
+        PnfGrammar { name, symbols, start, extras, subsumption, word: None, by_cst, by_name }
+    }
+
+    /// Whether tokens of symbol `s` are identifiers: `s` is the grammar's `word` symbol or
+    /// an alias of it (a rule whose only alternative is that symbol, as tree-sitter's
+    /// `field_identifier` or `type_identifier`).
+    pub fn is_identifier(&self, s: SymbolId) -> bool {
+        let Some(w) = self.word else { return false };
+        s == w || matches!(&self.symbol(s).rule, PnfRule::Regular(alts) if alts.len() == 1 && alts[0] == [w])
     }
 
     /// The symbol with this id. Panics on an id from another grammar.
@@ -217,7 +227,9 @@ pub fn normalize(g: &Grammar) -> Result<PnfGrammar, GrammarError> {
             _ => None,
         })
         .collect();
-    Ok(PnfGrammar::assemble(g.name.clone(), n.symbols, start, extras))
+    let mut p = PnfGrammar::assemble(g.name.clone(), n.symbols, start, extras);
+    p.word = g.word.as_deref().and_then(|w| p.lookup(w));
+    Ok(p)
 }
 
 struct Normalizer {

@@ -37,6 +37,7 @@ pub fn load_tree_sitter_json(text: &str) -> Result<Grammar, GrammarError> {
             .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string).or_else(|| x.get("name").and_then(Value::as_str).map(str::to_string))).collect())
             .unwrap_or_default()
     };
+    g.word = v.get("word").and_then(Value::as_str).map(str::to_string);
     g.inline = names("inline");
     g.supertypes = names("supertypes");
     Ok(g)

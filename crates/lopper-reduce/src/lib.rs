@@ -7,11 +7,12 @@
 
 pub mod ddmin;
 pub mod oracle;
+pub mod passes;
 pub mod perses;
 pub mod sanity;
 
 pub use oracle::{Criteria, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
-pub use perses::{reduce, Algorithm, GrammarCheck, NoProgress, Options, Outcome, PassTime, Progress, ReduceError, Stats};
+pub use perses::{reduce, reduce_with_passes, Algorithm, GrammarCheck, NoProgress, Options, Outcome, PassStats, PassTime, Progress, ReduceError, Stats};
 pub use sanity::{check_original, Sanity, SanityError};
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 
 use crate::ddmin::ddmin;
 use crate::oracle::{Oracle, OracleError, Verdict};
+use crate::passes::{self, Context, Instance, Measure};
 use lopper_grammar::{PnfGrammar, SymbolId};
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions, Tree};
@@ -37,11 +38,23 @@ pub struct Options {
     /// ones before fail), so a parallel oracle can test them together. The result does not
     /// depend on it. Default: 1.
     pub jobs: usize,
+    /// The passes, in order: [`passes::PERSES`] for Perses' own search (list deletion and
+    /// replacement), and names of [`passes::BUILT_IN`] passes, run after it in each round.
+    /// Default: Perses alone.
+    pub passes: Vec<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { fixpoint: true, bfs_depth: 5, max_replacements: 100, grammar_check: GrammarCheck::Reject, algorithm: Algorithm::Perses, jobs: 1 }
+        Options {
+            fixpoint: true,
+            bfs_depth: 5,
+            max_replacements: 100,
+            grammar_check: GrammarCheck::Reject,
+            algorithm: Algorithm::Perses,
+            jobs: 1,
+            passes: vec![passes::PERSES.to_string()],
+        }
     }
 }
 
@@ -138,6 +151,22 @@ pub struct Stats {
     /// Problems that did not stop the reduction but may have cut it short (e.g. the best
     /// program no longer parses, so no further fixpoint round ran); the CLI prints them.
     pub warnings: Vec<String>,
+    /// Per pass after Perses, in pass order: tests, accepted variants, time.
+    #[serde(skip)]
+    pub pass_stats: Vec<PassStats>,
+}
+
+/// The counts of one pass after Perses.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PassStats {
+    /// The pass's name.
+    pub name: String,
+    /// Tests run for its variants.
+    pub tests: usize,
+    /// Variants accepted (each a new best).
+    pub accepted: usize,
+    /// Its time.
+    pub time: PassTime,
 }
 
 /// Where one pass's time went, in seconds: wall time while it ran, and the part of it spent
@@ -218,6 +247,24 @@ impl Progress for NoProgress {
 /// [`ReduceError::NotInteresting`] if the original fails the test; parse and oracle errors.
 /// An interrupt is not an error: the outcome has `interrupted` set and the best so far.
 pub fn reduce(frontend: &Frontend, input: &str, oracle: &mut dyn Oracle, opts: &Options, progress: &mut dyn Progress) -> Result<Outcome, ReduceError> {
+    let after = opts.passes.iter().filter_map(|p| passes::create(p)).collect();
+    reduce_with_passes(frontend, input, oracle, opts, after, progress)
+}
+
+/// [`reduce`] with these passes after Perses instead of the built-in ones `opts.passes`
+/// names (whether Perses' own search runs still follows `opts.passes`): the seam through
+/// which a pass from outside this crate joins the same scheduler, cache and grammar check.
+///
+/// # Errors
+/// As [`reduce`].
+pub fn reduce_with_passes(
+    frontend: &Frontend,
+    input: &str,
+    oracle: &mut dyn Oracle,
+    opts: &Options,
+    after: Vec<Box<dyn passes::Pass>>,
+    progress: &mut dyn Progress,
+) -> Result<Outcome, ReduceError> {
     let started = Instant::now();
     let mut checker = frontend.checker(input)?;
     // The checker already parsed `input`: counting its errors re-uses that tree.
@@ -250,7 +297,7 @@ pub fn reduce(frontend: &Frontend, input: &str, oracle: &mut dyn Oracle, opts: &
     r.stats.tokens_after = r.stats.tokens_before;
     r.stats.matched_share = parsed.stats.matched_share();
     r.stats.opaque_nodes = parsed.stats.opaque;
-    let interrupted = match r.run(parsed.tree) {
+    let interrupted = match r.run(parsed.tree, after) {
         Ok(()) => false,
         Err(OracleError::Interrupted) => true,
         Err(e) => return Err(ReduceError::Oracle(e)),
@@ -290,6 +337,8 @@ enum Pass {
     List,
     Replace,
     Other,
+    /// The pass after Perses with this index in `Stats::pass_stats`.
+    After(usize),
 }
 
 /// One round's tree and state.
@@ -308,7 +357,7 @@ impl Round {
 }
 
 impl Reducer<'_> {
-    fn run(&mut self, mut tree: Tree) -> Result<(), OracleError> {
+    fn run(&mut self, mut tree: Tree, mut after: Vec<Box<dyn passes::Pass>>) -> Result<(), OracleError> {
         // Comments are trivia: drop them all at once if the test allows.
         self.set_pass(Pass::Other);
         let plain = tree.render(&EditSet::default(), self.render);
@@ -328,21 +377,107 @@ impl Reducer<'_> {
             }
             Algorithm::Hdd | Algorithm::HddFixpoint => return self.hdd(),
         }
+        let perses = self.opts.passes.iter().any(|p| p == passes::PERSES);
+        self.stats.pass_stats = after.iter().map(|p| PassStats { name: p.name().to_string(), ..PassStats::default() }).collect();
+        // The global fixpoint: Perses to its own fixpoint, then every other pass; again
+        // while the other passes change the best.
+        loop {
+            if perses {
+                let Some(t) = self.perses_rounds(tree)? else { return Ok(()) };
+                tree = t;
+            }
+            if after.is_empty() || !self.run_passes(&mut after, tree)? || !self.opts.fixpoint {
+                return Ok(());
+            }
+            let Some(t) = self.parse_best() else { return Ok(()) };
+            tree = t;
+        }
+    }
+
+    /// Perses rounds from `tree` until one removes nothing (or one round without fixpoint
+    /// mode). Returns the tree of the best program, `None` if it no longer parses.
+    fn perses_rounds(&mut self, mut tree: Tree) -> Result<Option<Tree>, OracleError> {
         loop {
             self.stats.rounds += 1;
             let mut round = Round::new(tree);
             self.round(&mut round)?;
-            if !round.progress || !self.opts.fixpoint {
-                return Ok(());
+            if !round.progress {
+                return Ok(Some(round.tree));
             }
-            tree = match self.frontend.parse(&self.best) {
-                Ok(p) => p.tree,
-                Err(e) => {
-                    self.stats.warnings.push(format!("stopped after round {}: the best program no longer parses: {e}", self.stats.rounds));
-                    return Ok(());
-                }
-            };
+            let Some(t) = self.parse_best() else { return Ok(None) };
+            if !self.opts.fixpoint {
+                return Ok(Some(t));
+            }
+            tree = t;
         }
+    }
+
+    /// The PNF tree of the current best; `None`, with a warning, if it no longer parses.
+    fn parse_best(&mut self) -> Option<Tree> {
+        match self.frontend.parse(&self.best) {
+            Ok(p) => Some(p.tree),
+            Err(e) => {
+                self.stats.warnings.push(format!("stopped after round {}: the best program no longer parses: {e}", self.stats.rounds));
+                None
+            }
+        }
+    }
+
+    /// One round of the passes after Perses, each with Regehr's scheduling: instance `k` from
+    /// 0; after an accepted variant the same `k` again (on the new best), after a rejected
+    /// one `k + 1`; the pass ends at its first missing instance. Variants not smaller than
+    /// the best under [`Measure`] are skipped untested. With `jobs > 1` the next instances
+    /// are judged as one batch, each assuming the ones before fail, so the result is the
+    /// sequential one. Returns whether any pass changed the best.
+    fn run_passes(&mut self, after: &mut [Box<dyn passes::Pass>], mut tree: Tree) -> Result<bool, OracleError> {
+        self.stats.rounds += 1;
+        let mut changed = false;
+        for (i, pass) in after.iter_mut().enumerate() {
+            self.set_pass(Pass::After(i));
+            pass.prepare(Context { tree: &tree, grammar: self.g });
+            let mut k = 0;
+            loop {
+                let cx = Context { tree: &tree, grammar: self.g };
+                let best_tokens = tree.token_count();
+                let (mut texts, mut ks, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
+                let mut j = k;
+                let mut exhausted = false;
+                while texts.len() < self.opts.jobs.max(1) {
+                    match pass.instance(cx, j) {
+                        Instance::Exhausted => {
+                            exhausted = true;
+                            break;
+                        }
+                        Instance::Skip => {}
+                        Instance::Variant(e) => {
+                            let text = tree.render(&e, self.render);
+                            let n = tree.count_tokens(&e);
+                            if Measure::of(&text, n) < Measure::of(&self.best, best_tokens) {
+                                texts.push(text);
+                                ks.push(j);
+                                tokens.push(n);
+                            }
+                        }
+                    }
+                    j += 1;
+                }
+                if texts.is_empty() {
+                    break;
+                }
+                match self.first_interesting(&texts, |w| tokens[w])? {
+                    Some(w) => {
+                        changed = true;
+                        k = ks[w];
+                        let Some(t) = self.parse_best() else { return Ok(false) };
+                        tree = t;
+                        pass.prepare(Context { tree: &tree, grammar: self.g });
+                    }
+                    None if exhausted => break,
+                    None => k = j,
+                }
+            }
+        }
+        Ok(changed)
     }
 
     fn round(&mut self, r: &mut Round) -> Result<(), OracleError> {
@@ -390,6 +525,7 @@ impl Reducer<'_> {
             Pass::List => &mut self.stats.list_time,
             Pass::Replace => &mut self.stats.replace_time,
             Pass::Other => &mut self.stats.other_time,
+            Pass::After(i) => &mut self.stats.pass_stats[i].time,
         }
     }
 
@@ -408,6 +544,7 @@ impl Reducer<'_> {
             Pass::List => "list",
             Pass::Replace => "replace",
             Pass::Other => "comments",
+            Pass::After(i) => passes::BUILT_IN.iter().find(|b| b.0 == self.stats.pass_stats[i].name).map_or("pass", |b| b.0),
         };
     }
 
@@ -492,6 +629,7 @@ impl Reducer<'_> {
                         Pass::List => self.stats.list_tests += 1,
                         Pass::Replace => self.stats.replace_tests += 1,
                         Pass::Other => {}
+                        Pass::After(i) => self.stats.pass_stats[i].tests += 1,
                     }
                     self.stats.timeouts += (v == Verdict::TimedOut) as usize;
                     if v != Verdict::Interesting {
@@ -511,6 +649,9 @@ impl Reducer<'_> {
             }
             self.stats.accepted += 1;
             self.stats.replace_accepted += (self.pass == Pass::Replace) as usize;
+            if let Pass::After(i) = self.pass {
+                self.stats.pass_stats[i].accepted += 1;
+            }
             self.stats.tokens_after = tokens(w);
             tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass, "candidate accepted");
             self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Io)?;

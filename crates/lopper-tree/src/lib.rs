@@ -60,12 +60,16 @@ pub struct Node {
 }
 
 /// An edit of one node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Edit {
     /// The node and its subtree disappear.
     Delete,
     /// The node is replaced by one of its descendants (which may itself be edited).
     Replace(NodeId),
+    /// A token node's text becomes this text (renaming, literal canonicalization: T-Rec's
+    /// lexical edits). It keeps its place, leading whitespace and count as one token; on a
+    /// node that is not a token it has no effect.
+    Text(String),
 }
 
 /// A reduction state: edits keyed by node, ordered so iteration is deterministic.
@@ -249,7 +253,7 @@ impl Tree {
                 match edits.0.get(&n) {
                     Some(Edit::Delete) => break,
                     Some(Edit::Replace(d)) => n = *d,
-                    None => {
+                    Some(Edit::Text(_)) | None => {
                         if f(n) {
                             stack.extend(self.node(n).children.iter().rev());
                         }
@@ -267,7 +271,7 @@ impl Tree {
             match edits.0.get(&id) {
                 Some(Edit::Delete) => return None,
                 Some(Edit::Replace(d)) => id = *d,
-                None => return Some(id),
+                Some(Edit::Text(_)) | None => return Some(id),
             }
         }
     }
@@ -297,8 +301,13 @@ impl Tree {
         let mut out = String::with_capacity(self.source.len());
         let nl = self.line_break();
         let mut last: Option<u32> = None;
+        let mut last_edited = false;
         self.walk(edits, |id| {
             let Some(r) = &self.node(id).text else { return true };
+            let (text, edited) = match edits.0.get(&id) {
+                Some(Edit::Text(t)) => (t.as_str(), true),
+                _ => (&self.source[r.start as usize..r.end as usize], false),
+            };
             let i = self.token_index[id.0 as usize];
             let gap_start = if i == 0 { 0 } else { self.node(self.token_order[i as usize - 1]).text.as_ref().unwrap().end };
             let adjacent = match last {
@@ -323,13 +332,16 @@ impl Tree {
                         out.replace_range(before..before + at, "");
                     }
                 }
-                let text = &self.source[r.start as usize..r.end as usize];
-                if !adjacent && out.len() == before && may_glue(&out, text) {
+                // New text next to a token it touched in the original merges with it only
+                // where two word characters meet.
+                let glue = if adjacent { (edited || last_edited) && word_meets_word(&out, text) } else { may_glue(&out, text) };
+                if glue && out.len() == before {
                     out.push(' ');
                 }
             }
-            out.push_str(&self.source[r.start as usize..r.end as usize]);
+            out.push_str(text);
             last = Some(i);
+            last_edited = edited;
             false
         });
         match last {
@@ -383,6 +395,11 @@ impl Tree {
 /// Whether `next` written right after `out` could lex differently from the two tokens
 /// apart: word characters run together (`int` `x`), operators combine (`+` `+`, `/` `*`),
 /// and a `.` joins numbers (`1` `.5`).
+fn word_meets_word(out: &str, next: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    out.chars().next_back().is_some_and(word) && next.chars().next().is_some_and(word)
+}
+
 fn may_glue(out: &str, next: &str) -> bool {
     let (Some(a), Some(b)) = (out.chars().next_back(), next.chars().next()) else { return false };
     // Brackets and separators are one-character tokens in every language we target.

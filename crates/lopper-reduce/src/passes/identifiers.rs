@@ -1,0 +1,99 @@
+//! Identifier canonicalization (T-Rec's lexical canonicalization; Vulcan's identifier
+//! replacement): instance `k` renames the `k`-th distinct identifier, in order of first
+//! occurrence, everywhere it occurs, to the shortest name not yet used (`a`, `b`, …, `z`,
+//! `aa`, …), when that name is smaller in shortlex order. Identifiers are the tokens of the
+//! grammar's identifier symbol (tree-sitter's `word`, a grammar file's
+//! `//! lopper: identifier = rule`) and its aliases; names the grammar uses as literal
+//! tokens (keywords) are never chosen.
+
+use super::{token_nodes, Context, Instance, Pass};
+use lopper_grammar::{PnfRule, Terminal};
+use lopper_tree::{Edit, EditSet, NodeId};
+use std::collections::HashSet;
+
+/// The pass; see the module docs.
+#[derive(Default)]
+pub struct Identifiers {
+    /// Per distinct name, in order of first occurrence: the name's tokens and its new name.
+    renames: Vec<(Vec<NodeId>, String)>,
+}
+
+/// The `i`-th name of `a`, …, `z`, `aa`, `ab`, … (shortlex order).
+fn nth_name(mut i: usize) -> String {
+    let mut len = 1;
+    let mut block = 26;
+    while i >= block {
+        i -= block;
+        len += 1;
+        block *= 26;
+    }
+    let mut s = vec![b'a'; len];
+    for c in s.iter_mut().rev() {
+        *c = b'a' + (i % 26) as u8;
+        i /= 26;
+    }
+    String::from_utf8(s).expect("ASCII")
+}
+
+/// Shortlex order: shorter first, then bytewise.
+fn shortlex_less(a: &str, b: &str) -> bool {
+    (a.len(), a) < (b.len(), b)
+}
+
+impl Pass for Identifiers {
+    fn name(&self) -> &'static str {
+        "identifiers"
+    }
+
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.renames.clear();
+        let g = cx.grammar;
+        let mut groups: Vec<(String, Vec<NodeId>)> = Vec::new();
+        for id in token_nodes(cx.tree) {
+            if !cx.tree.node(id).symbol.is_some_and(|s| g.is_identifier(s)) {
+                continue;
+            }
+            let text = cx.tree.token_text(id);
+            match groups.iter_mut().find(|(t, _)| t == text) {
+                Some((_, ids)) => ids.push(id),
+                None => groups.push((text.to_string(), vec![id])),
+            }
+        }
+        // Names already taken: every identifier, and every literal token of the grammar.
+        let keywords = g.symbols.iter().filter_map(|s| match &s.rule {
+            PnfRule::Terminal(Terminal::Str(t)) => Some(t.clone()),
+            _ => None,
+        });
+        let mut used: HashSet<String> = groups.iter().map(|(t, _)| t.clone()).chain(keywords).collect();
+        let mut next = 0;
+        for (text, ids) in groups {
+            while used.contains(&nth_name(next)) {
+                next += 1;
+            }
+            let fresh = nth_name(next);
+            if shortlex_less(&fresh, &text) {
+                used.insert(fresh.clone());
+                self.renames.push((ids, fresh));
+            }
+        }
+    }
+
+    fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
+        let Some((ids, name)) = self.renames.get(k) else { return Instance::Exhausted };
+        let mut e = EditSet::default();
+        for id in ids {
+            e.0.insert(*id, Edit::Text(name.clone()));
+        }
+        Instance::Variant(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_run_in_shortlex_order() {
+        let names: Vec<String> = [0, 1, 25, 26, 27, 26 + 26 * 26].iter().map(|&i| super::nth_name(i)).collect();
+        assert_eq!(names, ["a", "b", "z", "aa", "ab", "aaa"]);
+        assert!(super::shortlex_less("b", "aa") && !super::shortlex_less("aa", "b"));
+    }
+}

@@ -1,0 +1,88 @@
+//! Literal canonicalization (T-Rec): a number token becomes `0`, or else `1`; a string
+//! literal becomes empty (`""`, `''`, or an empty template). Numbers are tokens that are
+//! not literal strings of the grammar (keywords, punctuation) and start with a digit;
+//! strings are nodes whose first and last tokens are the same quote character, or single
+//! tokens quoted so (grammar files' atomic string rules).
+
+use super::{token_nodes, Context, Instance, Pass};
+use lopper_grammar::{PnfRule, Terminal};
+use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
+
+/// The pass; see the module docs.
+#[derive(Default)]
+pub struct Literals {
+    instances: Vec<EditSet>,
+}
+
+const QUOTES: [&str; 3] = ["\"", "'", "`"];
+
+/// The tokens of `id`'s subtree, in order.
+fn subtree_tokens(tree: &Tree, id: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        let node = tree.node(n);
+        if node.kind == NodeKind::Token {
+            out.push(n);
+        }
+        stack.extend(node.children.iter().rev());
+    }
+    out
+}
+
+impl Pass for Literals {
+    fn name(&self) -> &'static str {
+        "literals"
+    }
+
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.instances.clear();
+        let (t, g) = (cx.tree, cx.grammar);
+        // Not a keyword or punctuation: those are literal strings of the grammar.
+        let lexical = |id: NodeId| t.node(id).symbol.is_none_or(|s| !matches!(g.symbol(s).rule, PnfRule::Terminal(Terminal::Str(_))));
+        // Strings made of several tokens: the outermost node that is quoted on both ends.
+        let mut in_string = vec![false; t.len()];
+        let mut order = vec![t.root()];
+        while let Some(n) = order.pop() {
+            let node = t.node(n);
+            if node.kind != NodeKind::Token && node.tokens >= 3 {
+                let toks = subtree_tokens(t, n);
+                let (first, last) = (t.token_text(toks[0]), t.token_text(toks[toks.len() - 1]));
+                // Only the ends may be quotes: `"a" + "b"` is not one string.
+                let inner_quote = toks[1..toks.len() - 1].iter().any(|&x| t.token_text(x) == first);
+                if first == last && QUOTES.contains(&first) && !inner_quote {
+                    let mut e = EditSet::default();
+                    e.0.insert(toks[0], Edit::Text(format!("{first}{first}")));
+                    for &x in &toks[1..] {
+                        e.0.insert(x, Edit::Delete);
+                        in_string[x.0 as usize] = true;
+                    }
+                    in_string[toks[0].0 as usize] = true;
+                    self.instances.push(e);
+                    continue;
+                }
+            }
+            order.extend(node.children.iter().rev());
+        }
+        for id in token_nodes(t) {
+            if in_string[id.0 as usize] || !lexical(id) {
+                continue;
+            }
+            let text = t.token_text(id);
+            let q = text.get(..1).unwrap_or("");
+            if text.len() > 2 && QUOTES.contains(&q) && text.ends_with(q) {
+                self.instances.push(EditSet::default().with(id, Edit::Text(format!("{q}{q}"))));
+            } else if text.starts_with(|c: char| c.is_ascii_digit()) {
+                for small in ["0", "1"] {
+                    if text != small {
+                        self.instances.push(EditSet::default().with(id, Edit::Text(small.into())));
+                    }
+                }
+            }
+        }
+    }
+
+    fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
+        self.instances.get(k).map_or(Instance::Exhausted, |e| Instance::Variant(e.clone()))
+    }
+}

@@ -1,0 +1,117 @@
+//! Passes past Perses' 1-minimality, behind one small trait in the spirit of Regehr's
+//! pluggable reducers ("Pluggable Domain-Specific Testcase Reducers"): a transformation
+//! numbers its instances over the current best from 0; instance `k` is a variant, a skip,
+//! or "no instance `k`" (the pass has run out). The reducer owns the search, the test and
+//! the fixpoint: after an accepted variant it retries the same `k` (on the new best), after
+//! a rejected one it moves to `k + 1`, and it stops the pass at the first `k` without an
+//! instance. A round runs every pass; rounds (with Perses' own search between them) repeat
+//! until nothing changes the best.
+//!
+//! Passes see the current best as its PNF tree and grammar, and describe a variant as an
+//! [`EditSet`] over that tree (deletions and text edits), never as a process: only the
+//! oracle runs the test. A variant must be smaller than the best under [`Measure`] (tokens,
+//! then bytes, then shortlex), which the reducer checks, so same-size rewrites such as
+//! renaming still terminate.
+//!
+//! One module per pass: [`identifiers`] and [`literals`] (T-Rec's lexical
+//! canonicalization, Vulcan's identifier replacement) and [`tokens`] (Vulcan's local
+//! exhaustive deletion).
+
+pub mod identifiers;
+pub mod literals;
+pub mod tokens;
+
+use lopper_grammar::PnfGrammar;
+use lopper_tree::{EditSet, Tree};
+
+/// What a pass sees: the current best program's PNF tree and its grammar.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// The tree of the current best (parsed from its text).
+    pub tree: &'a Tree,
+    /// The language's PNF grammar.
+    pub grammar: &'a PnfGrammar,
+}
+
+/// Transformation instance `k` of a pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Instance {
+    /// A variant: these edits over the current tree.
+    Variant(EditSet),
+    /// Instance `k` exists but has nothing to offer here; go on with `k + 1`.
+    Skip,
+    /// There is no instance `k` (nor any later one): the pass has run out.
+    Exhausted,
+}
+
+/// A transformation in Regehr's contract. Implementations are deterministic: the same tree
+/// and `k` give the same instance.
+pub trait Pass {
+    /// The pass's name, as `--passes` takes it.
+    fn name(&self) -> &'static str;
+
+    /// Called whenever the best changes (and before the first instance), so the pass can
+    /// number its instances over the new tree once.
+    fn prepare(&mut self, cx: Context<'_>);
+
+    /// Instance `k` (from 0) over the tree last given to [`Pass::prepare`].
+    fn instance(&self, cx: Context<'_>, k: usize) -> Instance;
+}
+
+/// The size order under which every accepted variant is smaller: token count, then bytes,
+/// then the text itself (shortlex), so that rewrites of equal size still make progress and
+/// terminate.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Measure<'a> {
+    /// Token count.
+    pub tokens: usize,
+    /// Length in bytes.
+    pub bytes: usize,
+    /// The text, compared last.
+    pub text: &'a str,
+}
+
+impl<'a> Measure<'a> {
+    /// The measure of `text` with `tokens` tokens.
+    pub fn of(text: &'a str, tokens: usize) -> Measure<'a> {
+        Measure { tokens, bytes: text.len(), text }
+    }
+}
+
+/// The built-in passes after Perses, in the default order, each with its source.
+pub const BUILT_IN: [(&str, &str); 3] = [
+    ("tokens", "local exhaustive deletion of 1-3 adjacent tokens and of token pairs within a window, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)"),
+    (
+        "identifiers",
+        "identifier canonicalization: rename one identifier everywhere to the shortest unused name (T-Rec, TOSEM'24; Vulcan identifier replacement)",
+    ),
+    ("literals", "literal canonicalization: numbers to 0 or 1, strings to empty (T-Rec, TOSEM'24)"),
+];
+
+/// The name that selects Perses' own passes (list deletion and replacement, Perses §4).
+pub const PERSES: &str = "perses";
+
+/// A new instance of the built-in pass `name`, `None` for an unknown name.
+pub fn create(name: &str) -> Option<Box<dyn Pass>> {
+    Some(match name {
+        "tokens" => Box::new(tokens::Tokens::default()),
+        "identifiers" => Box::new(identifiers::Identifiers::default()),
+        "literals" => Box::new(literals::Literals::default()),
+        _ => return None,
+    })
+}
+
+/// Tokens of the tree in source order with their node ids (a helper for lexical passes).
+pub(crate) fn token_nodes(tree: &Tree) -> Vec<lopper_tree::NodeId> {
+    let mut out = Vec::with_capacity(tree.token_count());
+    tree.walk(&EditSet::default(), |id| {
+        if tree.node(id).kind == lopper_tree::NodeKind::Token {
+            out.push(id);
+        }
+        true
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,149 @@
+use super::*;
+use crate::{reduce, reduce_with_passes, NoProgress, Options};
+use lopper_parse::{Frontend, Language};
+use lopper_tree::{Edit, RenderOptions};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+fn json() -> Frontend {
+    Frontend::from_pest("json", include_str!("../../../../grammars/json.pest")).unwrap()
+}
+
+/// Every variant a pass offers over `src`, rendered, in instance order.
+fn variants(f: &Frontend, pass: &mut dyn Pass, src: &str) -> Vec<String> {
+    let tree = f.parse(src).unwrap().tree;
+    let cx = Context { tree: &tree, grammar: f.grammar() };
+    pass.prepare(cx);
+    let mut out = Vec::new();
+    for k in 0.. {
+        match pass.instance(cx, k) {
+            Instance::Exhausted => break,
+            Instance::Skip => {}
+            Instance::Variant(e) => out.push(tree.render(&e, RenderOptions::default())),
+        }
+    }
+    out
+}
+
+/// Sets the `k`-th number of a JSON document to `0` (skips numbers that are `0`), and
+/// records every instance number it is asked for.
+struct Zero(Rc<RefCell<Vec<usize>>>, Vec<lopper_tree::NodeId>);
+
+impl Pass for Zero {
+    fn name(&self) -> &'static str {
+        "zero"
+    }
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.1 = token_nodes(cx.tree).into_iter().filter(|&t| cx.tree.token_text(t).starts_with(|c: char| c.is_ascii_digit())).collect();
+    }
+    fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
+        self.0.borrow_mut().push(k);
+        match self.1.get(k) {
+            None => Instance::Exhausted,
+            Some(&t) if cx.tree.token_text(t) == "0" => Instance::Skip,
+            Some(&t) => Instance::Variant(EditSet::default().with(t, Edit::Text("0".into()))),
+        }
+    }
+}
+
+#[test]
+fn the_scheduler_follows_regehrs_contract() {
+    for jobs in [1, 2] {
+        let calls = Rc::new(RefCell::new(Vec::new()));
+        let opts = Options { passes: vec![], jobs, ..Options::default() };
+        let mut oracle = |t: &str| t.contains('7');
+        let out = reduce_with_passes(&json(), "[5, 7, 9, 8]", &mut oracle, &opts, vec![Box::new(Zero(calls.clone(), vec![]))], &mut NoProgress).unwrap();
+        assert_eq!(out.text, "[0, 7, 0, 0]");
+        // The original, then 5→0 (yes), 7→0 (no), 9→0 (yes), 8→0 (yes); the second round
+        // tries 7→0 on the new best (no) and changes nothing, so the fixpoint is reached.
+        assert_eq!((out.stats.tests, out.stats.rounds), (6, 2), "jobs {jobs}");
+        assert_eq!((out.stats.pass_stats[0].tests, out.stats.pass_stats[0].accepted), (5, 3));
+        if jobs == 1 {
+            // Retry k after a success (0 again: now a skip), k + 1 after a failure, stop at
+            // the first missing instance; then the second round.
+            assert_eq!(*calls.borrow(), [0, 0, 1, 2, 2, 3, 3, 4, 0, 1, 2, 3, 4]);
+        }
+    }
+}
+
+#[test]
+fn a_variant_not_smaller_under_the_measure_is_never_tested() {
+    // Renaming `a` to anything is never smaller: the pass offers nothing worth a test.
+    let mut oracle = |_: &str| true;
+    let opts = Options { passes: vec!["identifiers".into()], ..Options::default() };
+    let f = Frontend::new(Language::C).unwrap();
+    let out = reduce(&f, "int a;\n", &mut oracle, &opts, &mut NoProgress).unwrap();
+    assert_eq!((out.text.as_str(), out.stats.tests), ("int a;\n", 1));
+    assert!(Measure::of("b", 1) < Measure::of("aa", 1) && Measure::of("zz", 1) < Measure::of("a", 2));
+}
+
+#[test]
+fn identifiers_rename_every_occurrence_to_the_shortest_free_name() {
+    let c = Frontend::new(Language::C).unwrap();
+    let v = variants(&c, &mut identifiers::Identifiers::default(), "int count(int total) { return total + count(1); }\n");
+    // Each distinct name gets its own target, so that instances never collide.
+    assert_eq!(v, ["int a(int total) { return total + a(1); }\n", "int count(int b) { return b + count(1); }\n"]);
+    // Names in use are skipped: `a` is taken.
+    let java = Frontend::new(Language::Java).unwrap();
+    let v = variants(&java, &mut identifiers::Identifiers::default(), "class Big { int a; int dz; }\n");
+    assert_eq!(v, ["class b { int a; int dz; }\n", "class Big { int a; int c; }\n"]);
+    // JavaScript: properties are identifiers of the same word rule, renamed with them.
+    let js = Frontend::new(Language::JavaScript).unwrap();
+    let v = variants(&js, &mut identifiers::Identifiers::default(), "let value = obj.value;\n");
+    assert_eq!(v, ["let a = obj.a;\n", "let value = b.value;\n"]);
+}
+
+#[test]
+fn literals_become_zero_one_or_empty() {
+    let c = Frontend::new(Language::C).unwrap();
+    let v = variants(&c, &mut literals::Literals::default(), "char *s = \"hello\"; int n = 42 + 1;\n");
+    assert_eq!(
+        v,
+        [
+            "char *s = \"\"; int n = 42 + 1;\n",
+            "char *s = \"hello\"; int n = 0 + 1;\n",
+            "char *s = \"hello\"; int n = 1 + 1;\n",
+            "char *s = \"hello\"; int n = 42 + 0;\n"
+        ]
+    );
+    let java = Frontend::new(Language::Java).unwrap();
+    let v = variants(&java, &mut literals::Literals::default(), "class A { String s = \"x\" + \"y\"; }\n");
+    assert_eq!(v, ["class A { String s = \"\" + \"y\"; }\n", "class A { String s = \"x\" + \"\"; }\n"]);
+    // A grammar file's string is one token.
+    let v = variants(&json(), &mut literals::Literals::default(), "{\"k\": \"long\"}");
+    assert_eq!(v, ["{\"\": \"long\"}", "{\"k\": \"\"}"]);
+}
+
+#[test]
+fn tokens_deletes_runs_then_pairs() {
+    let js = Frontend::new(Language::JavaScript).unwrap();
+    let v = variants(&js, &mut tokens::Tokens::default(), "f((x));\n");
+    // 7 tokens: 5 runs of 3, 6 of 2, 7 of 1, then pairs 2..=6 apart (5 + 4 + 3 + 2 + 1).
+    assert_eq!(v.len(), 5 + 6 + 7 + 5 + 4 + 3 + 2 + 1);
+    assert_eq!(v[0], "x));\n");
+    assert!(v.contains(&"f(x);\n".to_string()), "the parentheses around x as a pair: {v:?}");
+}
+
+#[test]
+fn the_default_pipeline_goes_past_one_minimal() {
+    // Interesting: some name is called (or declared) twice, and a number above 5 is left.
+    let c = Frontend::new(Language::C).unwrap();
+    let src = "int compute_total(int value) { return value * 2; }\nint main(void) { return compute_total((int)41); }\n";
+    let test = |t: &str| {
+        let words: Vec<&str> = t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).collect();
+        let called: Vec<&str> =
+            t.match_indices('(').map(|(i, _)| t[..i].trim_end()).filter_map(|b| words.iter().find(|w| !w.is_empty() && b.ends_with(*w)).copied()).collect();
+        let twice =
+            called.iter().any(|w| !w.is_empty() && w.chars().next().is_some_and(|ch| ch.is_alphabetic()) && called.iter().filter(|x| x == &w).count() >= 2);
+        twice && words.iter().any(|n| n.parse::<u32>().is_ok_and(|n| n > 5))
+    };
+    assert!(test(src));
+    let perses = reduce(&c, src, &mut { test }, &Options::default(), &mut NoProgress).unwrap();
+    let all = Options { passes: ["perses", "tokens", "identifiers", "literals"].map(String::from).to_vec(), ..Options::default() };
+    let full = reduce(&c, src, &mut { test }, &all, &mut NoProgress).unwrap();
+    assert!(test(&full.text) && c.syntax_errors(&full.text).unwrap() == 0, "{}", full.text);
+    // Perses keeps the long name; identifier canonicalization shortens it everywhere.
+    assert!(perses.text.contains("compute_total"), "{}", perses.text);
+    assert!(!full.text.contains("compute_total") && full.text.len() < perses.text.len(), "{}\nvs\n{}", full.text, perses.text);
+    assert!(full.stats.pass_stats.iter().any(|p| p.name == "identifiers" && p.accepted > 0), "{:?}", full.stats.pass_stats);
+}

@@ -1,0 +1,58 @@
+//! Local exhaustive deletion (Vulcan, Xu et al., OOPSLA'23): deletions that Perses cannot
+//! express because PNF calls the tokens mandatory — runs of 3, 2 and 1 adjacent tokens,
+//! then pairs of tokens at most [`WINDOW`] apart (a cast's or a condition's parentheses, a
+//! keyword and its semicolon). The grammar check screens every variant, so only what still
+//! parses is tested.
+
+use super::{token_nodes, Context, Instance, Pass};
+use lopper_tree::{Edit, EditSet, NodeId};
+
+/// The farthest apart two tokens of a deleted pair may be (in tokens).
+pub const WINDOW: usize = 6;
+
+/// The pass; see the module docs.
+#[derive(Default)]
+pub struct Tokens {
+    tokens: Vec<NodeId>,
+}
+
+impl Tokens {
+    /// The token positions instance `k` deletes, in a fixed order: runs of 3, 2, 1, then
+    /// pairs `(i, i + d)` for `d` in `2..=WINDOW`.
+    fn positions(&self, k: usize) -> Option<Vec<usize>> {
+        let n = self.tokens.len();
+        let mut k = k;
+        for run in [3, 2, 1] {
+            let count = (n + 1).saturating_sub(run);
+            if k < count {
+                return Some((k..k + run).collect());
+            }
+            k -= count;
+        }
+        for d in 2..=WINDOW {
+            let count = n.saturating_sub(d);
+            if k < count {
+                return Some(vec![k, k + d]);
+            }
+            k -= count;
+        }
+        None
+    }
+}
+
+impl Pass for Tokens {
+    fn name(&self) -> &'static str {
+        "tokens"
+    }
+
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.tokens = token_nodes(cx.tree);
+    }
+
+    fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
+        match self.positions(k) {
+            None => Instance::Exhausted,
+            Some(p) => Instance::Variant(p.into_iter().fold(EditSet::default(), |e, i| e.with(self.tokens[i], Edit::Delete))),
+        }
+    }
+}
