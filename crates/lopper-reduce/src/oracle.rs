@@ -48,9 +48,24 @@ pub enum OracleError {
     /// run it ("Exec format error").
     #[error("interestingness test {0} has no `#!` line: start it with `#!/bin/sh` (or the interpreter it needs)")]
     TestNoInterpreter(PathBuf),
-    /// A file-system or process error.
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
+    /// A file-system or process error, with the path it concerns (a run directory, a
+    /// candidate file, the test).
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file, directory or program.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Keeping a new best program failed (the caller's [`crate::Progress`]; its message
+    /// names the file).
+    #[error("cannot keep the new best program: {0}")]
+    Keep(#[source] std::io::Error),
+}
+
+/// Maps an I/O error to [`OracleError::Io`] naming `path`.
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> OracleError + '_ {
+    move |source| OracleError::Io { path: path.to_path_buf(), source }
 }
 
 /// Something that judges candidates. The reducer only sees this trait, so tests can use
@@ -196,7 +211,7 @@ impl ScriptOracle {
         if !is_runnable(test) {
             return Err(OracleError::TestNoInterpreter(test.to_path_buf()));
         }
-        let test = TestCommand::Script(fs::canonicalize(test)?);
+        let test = TestCommand::Script(fs::canonicalize(test).map_err(io_at(test))?);
         Self::with_command(test, file_name, timeout, interrupt)
     }
 
@@ -210,7 +225,7 @@ impl ScriptOracle {
     }
 
     fn with_command(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
-        let root = tempfile::Builder::new().prefix("lopper-").tempdir()?;
+        let root = tempfile::Builder::new().prefix("lopper-").tempdir().map_err(io_at(&std::env::temp_dir()))?;
         Ok(ScriptOracle { test, criteria: Criteria::default(), keep_temps: false, file_name, timeout, root, runs: 0, jobs: 1, cancelled: 0, interrupt })
     }
 
@@ -277,9 +292,9 @@ impl ScriptOracle {
         }
         self.runs += 1;
         let dir = self.root.path().join(format!("t{}", self.runs));
-        fs::create_dir(&dir)?;
+        fs::create_dir(&dir).map_err(io_at(&dir))?;
         let path = dir.join(&self.file_name);
-        fs::write(&path, candidate)?;
+        fs::write(&path, candidate).map_err(io_at(&path))?;
         let capture = capture || self.criteria.needs_output();
         let out = |name: &str| -> std::io::Result<Stdio> { Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() }) };
         let mut cmd = match &self.test {
@@ -290,8 +305,13 @@ impl ScriptOracle {
                 c
             }
         };
-        let stdin = if self.criteria.stdin { Stdio::from(fs::File::open(&path)?) } else { Stdio::null() };
-        let child = cmd.arg(&path).current_dir(&dir).stdin(stdin).stdout(out(".lopper-stdout")?).stderr(out(".lopper-stderr")?).process_group(0).spawn()?;
+        let stdin = if self.criteria.stdin { Stdio::from(fs::File::open(&path).map_err(io_at(&path))?) } else { Stdio::null() };
+        let (stdout, stderr) = (out(".lopper-stdout").map_err(io_at(&dir))?, out(".lopper-stderr").map_err(io_at(&dir))?);
+        let program = match &self.test {
+            TestCommand::Script(p) => p.clone(),
+            TestCommand::Shell(_) => PathBuf::from("sh"),
+        };
+        let child = cmd.arg(&path).current_dir(&dir).stdin(stdin).stdout(stdout).stderr(stderr).process_group(0).spawn().map_err(io_at(&program))?;
         Ok(Running { child, dir, started: Instant::now(), capture })
     }
 
@@ -304,7 +324,7 @@ impl ScriptOracle {
         if self.interrupt.load(Ordering::SeqCst) {
             return Err(OracleError::Interrupted);
         }
-        Ok(r.child.wait_timeout(left.min(slice))?.map(Ending::Exited))
+        Ok(r.child.wait_timeout(left.min(slice)).map_err(io_at(&r.dir))?.map(Ending::Exited))
     }
 
     /// Kills the test's whole process group (the test itself on timeout, interrupt or

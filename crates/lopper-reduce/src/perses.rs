@@ -29,8 +29,9 @@ pub struct Options {
     /// At most this many replacement candidates per regular node, smallest first
     /// (Perses 2.0 uses 100).
     pub max_replacements: usize,
-    /// What to do with candidates that tree-sitter parses with more ERROR/MISSING nodes
-    /// than the current best. Default: [`GrammarCheck::Reject`].
+    /// What to do with candidates with new syntax errors (more tree-sitter ERROR/MISSING
+    /// nodes than the current best, or text a grammar file's parser rejects). Default:
+    /// [`GrammarCheck::Reject`].
     pub grammar_check: GrammarCheck,
     /// The reduction algorithm. Default: [`Algorithm::Perses`].
     pub algorithm: Algorithm,
@@ -58,7 +59,8 @@ impl Default for Options {
     }
 }
 
-/// Handling of candidates with new syntax errors (tree-sitter ERROR/MISSING nodes).
+/// Handling of candidates with new syntax errors: more tree-sitter ERROR/MISSING nodes than
+/// the current best, or, for a grammar-file language, text its parser rejects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GrammarCheck {
     /// Reject them without a test (counted as invalid).
@@ -654,7 +656,7 @@ impl Reducer<'_> {
             }
             self.stats.tokens_after = tokens(w);
             tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass, "candidate accepted");
-            self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Io)?;
+            self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Keep)?;
         } else if !to_test.is_empty() {
             self.progress.tested(&self.stats);
         }
