@@ -5,10 +5,14 @@
 use crate::output::{self, Output};
 use crate::{exit, Fail, ReduceArgs};
 use lopper_parse::{Frontend, Registry};
+use lopper_reduce::oracle::TransformRunner;
+use lopper_reduce::passes::{external::External, Pass};
 use lopper_reduce::{passes, Algorithm, Criteria, GrammarCheck, Options, TestCommand};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How much the CLI prints.
@@ -52,7 +56,14 @@ pub struct Reduction {
     pub keep_temps: bool,
     /// How much to print.
     pub verbosity: Verbosity,
+    /// `--transform` commands.
+    pub transforms: Vec<String>,
+    /// Whether clang_delta's passes were asked for and apply (a C program).
+    pub clang_delta: bool,
 }
+
+/// The `--passes` name of clang_delta's transformations.
+pub const CLANG_DELTA: &str = "clang_delta";
 
 /// Finds and loads FILE's language: `--lang`, else `--grammar`, else by extension.
 ///
@@ -140,10 +151,12 @@ impl Reduction {
         // Baselines know no grammar: their invalid candidates are tested, and counted.
         let baseline = a.algorithm != Algorithm::Perses;
         let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
-        if let Some(bad) = a.passes.iter().find(|p| *p != passes::PERSES && passes::create(p).is_none()) {
-            let known: Vec<&str> = std::iter::once(passes::PERSES).chain(passes::BUILT_IN.iter().map(|b| b.0)).collect();
+        if let Some(bad) = a.passes.iter().find(|p| *p != passes::PERSES && *p != CLANG_DELTA && passes::create(p).is_none()) {
+            let known: Vec<&str> = std::iter::once(passes::PERSES).chain(passes::BUILT_IN.iter().map(|b| b.0)).chain([CLANG_DELTA]).collect();
             return Err(Fail(exit::USAGE, format!("unknown pass `{bad}` (known: {}; see --list-passes)", known.join(", "))));
         }
+        let transforms = a.transform.clone();
+        let clang_delta = a.passes.iter().any(|p| p == CLANG_DELTA) && frontend.name() == "c";
         let options = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm: a.algorithm, jobs, passes: a.passes, ..Options::default() };
         let verbosity = match (a.quiet, a.verbose) {
             (true, _) => Verbosity::Quiet,
@@ -165,7 +178,39 @@ impl Reduction {
             stats_path: a.stats,
             keep_temps: a.keep_temps,
             verbosity,
+            transforms,
+            clang_delta,
         })
+    }
+
+    /// The passes after Perses, in order: the built-in ones `--passes` names, then
+    /// clang_delta's C transformations (when asked for, the program is C, and clang_delta is
+    /// installed), then every `--transform` command. External commands get the test's time
+    /// limit `timeout`.
+    ///
+    /// # Errors
+    /// Creating an external runner's temporary directory.
+    pub fn after_passes(&self, timeout: Duration, interrupt: &Arc<AtomicBool>) -> Result<Vec<Box<dyn Pass>>, lopper_reduce::OracleError> {
+        let mut after: Vec<Box<dyn Pass>> = self.options.passes.iter().filter_map(|p| passes::create(p)).collect();
+        let external = |name: String, cmd: &str| -> Result<Box<dyn Pass>, lopper_reduce::OracleError> {
+            let runner = TransformRunner::new(cmd, self.file_name.clone(), timeout, interrupt.clone())?;
+            Ok(Box::new(External::new(name, runner)))
+        };
+        if self.clang_delta {
+            match passes::external::find_clang_delta() {
+                Some(bin) => {
+                    for t in passes::external::CLANG_DELTA_C {
+                        after.push(external(format!("clang_delta:{t}"), &passes::external::clang_delta(&bin, t))?);
+                    }
+                }
+                None if self.verbosity != Verbosity::Quiet => eprintln!("lopper: clang_delta not found (apt-get install cvise); its passes are skipped"),
+                None => {}
+            }
+        }
+        for cmd in &self.transforms {
+            after.push(external(cmd.clone(), cmd)?);
+        }
+        Ok(after)
     }
 
     /// A command that reproduces one test run in a fresh directory, every path quoted.

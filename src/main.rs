@@ -10,7 +10,7 @@ mod report;
 
 use config::{language, read_program, Reduction, Verbosity};
 use lopper_parse::Registry;
-use lopper_reduce::{check_original, passes, reduce, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
+use lopper_reduce::{check_original, passes, reduce_with_passes, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
 use report::Reporter;
 use std::fs;
 use std::io::Write;
@@ -61,10 +61,17 @@ pub struct ReduceArgs {
     #[arg(long)]
     pub list_algorithms: bool,
     /// The passes, in order, comma-separated: `perses` (Perses' list deletion and
-    /// replacement) and the passes past 1-minimality (`tokens`, `identifiers`, `literals`);
-    /// see --list-passes. Default: all of them.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,tokens,identifiers,literals")]
+    /// replacement), the passes past 1-minimality (`tokens`, `identifiers`, `literals`), and
+    /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed); see
+    /// --list-passes. Default: all of them.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,tokens,identifiers,literals,clang_delta")]
     pub passes: Vec<String>,
+    /// An external transformation (repeatable), run after the passes: a shell command in
+    /// Regehr's protocol with `{file}` (a private copy of the current best, which it may
+    /// rewrite), `{out}` (where it may write the variant instead) and `{n}` (the instance,
+    /// from 1); exit 0 = a variant, 255 or 1 = no instance n. See docs/transformations.md.
+    #[arg(long, value_name = "CMD")]
+    pub transform: Vec<String>,
     /// List the passes with their sources, and exit.
     #[arg(long)]
     pub list_passes: bool,
@@ -321,6 +328,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         for (name, about) in passes::BUILT_IN {
             println!("{name:14} {about}");
         }
+        let found = passes::external::find_clang_delta().map_or("not found: apt-get install cvise".to_string(), |p| format!("found: {}", p.display()));
+        println!("{:14} C-Vise's clang_delta on C programs ({found}): {}", config::CLANG_DELTA, passes::external::CLANG_DELTA_C.join(", "));
         return Ok(());
     }
     let mut r = Reduction::from_args(a)?;
@@ -355,8 +364,9 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             oracle.timeout().as_secs_f64()
         );
     }
+    let after = r.after_passes(oracle.timeout(), &interrupt).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
     let mut reporter = Reporter::new(&mut r.output, r.verbosity);
-    let result = reduce(&r.frontend, &r.text, &mut oracle, &r.options, &mut reporter);
+    let result = reduce_with_passes(&r.frontend, &r.text, &mut oracle, &r.options, after, &mut reporter);
     reporter.finish();
     drop(reporter);
     let outcome = match result {

@@ -110,11 +110,15 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, cancelled: usize) {
         s.list_tests, s.list_time.seconds, s.list_time.test_seconds, s.replace_tests, s.replace_time.seconds, s.replace_time.test_seconds
     );
     if !s.pass_stats.is_empty() {
-        let each: Vec<String> = s
-            .pass_stats
+        // Passes that tested nothing are only counted, so that the line stays readable.
+        let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
+        let mut each: Vec<String> = ran
             .iter()
             .map(|p| format!("{}: {} tests, {} accepted, {:.1} s ({:.1} s in tests)", p.name, p.tests, p.accepted, p.time.seconds, p.time.test_seconds))
             .collect();
+        if !idle.is_empty() {
+            each.push(format!("{} more without a test ({:.1} s)", idle.len(), idle.iter().map(|p| p.time.seconds).sum::<f64>()));
+        }
         eprintln!("  after     {}", each.join("; "));
     }
     let fate = match r.options.grammar_check {

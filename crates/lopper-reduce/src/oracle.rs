@@ -440,3 +440,123 @@ impl Oracle for ScriptOracle {
         Ok(verdicts[..n].iter().map(|v| v.expect("a known prefix")).collect())
     }
 }
+
+/// What one run of an external transformation made of instance `n`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransformOutcome {
+    /// Exit 0 with a changed program: the variant's text.
+    Variant(String),
+    /// Exit 0 and nothing changed: this instance has nothing to offer.
+    Unchanged,
+    /// Exit 255 or 1: there is no instance `n`.
+    NoInstance,
+    /// Any other ending (another exit status, a signal, the time limit): what went wrong,
+    /// with the end of the command's standard error.
+    Failed(String),
+}
+
+/// Runs an external transformation command in Regehr's protocol (docs/transformations.md):
+/// `{file}` is a private copy of the current best that the command may rewrite in place,
+/// `{out}` a path it may write the variant to instead, `{n}` the instance number from 1.
+/// Each run has its own directory under one temporary root, a time limit, and its own
+/// process group, killed whole afterwards — the same discipline as test runs, so
+/// transformations themselves never spawn processes.
+#[derive(Debug)]
+pub struct TransformRunner {
+    command: String,
+    file_name: OsString,
+    timeout: Duration,
+    interrupt: Arc<AtomicBool>,
+    root: tempfile::TempDir,
+    runs: std::sync::atomic::AtomicUsize,
+}
+
+impl TransformRunner {
+    /// A runner for the shell command line `command` (placeholders `{file}`, `{out}`, `{n}`),
+    /// writing the program as `file_name`, with a per-run `timeout`; setting `interrupt`
+    /// kills a running command.
+    ///
+    /// # Errors
+    /// [`OracleError::Io`] creating the temporary root.
+    pub fn new(command: &str, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<TransformRunner, OracleError> {
+        let root = tempfile::Builder::new().prefix("lopper-transform-").tempdir().map_err(io_at(&std::env::temp_dir()))?;
+        Ok(TransformRunner { command: command.to_string(), file_name, timeout, interrupt, root, runs: Default::default() })
+    }
+
+    /// The command line, as given.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// Runs instance `n` (from 1) on `program`.
+    ///
+    /// # Errors
+    /// [`OracleError::Interrupted`] on Ctrl-C; [`OracleError::Io`] for the run directory or
+    /// the shell.
+    pub fn run(&self, program: &str, n: usize) -> Result<TransformOutcome, OracleError> {
+        let run = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let dir = self.root.path().join(format!("x{run}"));
+        fs::create_dir(&dir).map_err(io_at(&dir))?;
+        let file = dir.join(&self.file_name);
+        let out = dir.join(".lopper-out");
+        fs::write(&file, program).map_err(io_at(&file))?;
+        // try_quote fails only on NUL, which no path holds.
+        let quote = |p: &Path| shlex::try_quote(&p.to_string_lossy()).map(|q| q.into_owned()).unwrap_or_default();
+        let line = self.command.replace("{file}", &quote(&file)).replace("{out}", &quote(&out)).replace("{n}", &n.to_string());
+        let stderr_path = dir.join(".lopper-stderr");
+        let stderr = fs::File::create(&stderr_path).map_err(io_at(&stderr_path))?;
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&line)
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .process_group(0)
+            .spawn()
+            .map_err(io_at(Path::new("sh")))?;
+        let started = Instant::now();
+        let status = loop {
+            if self.interrupt.load(Ordering::SeqCst) {
+                let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
+                let _ = child.wait();
+                let _ = fs::remove_dir_all(&dir);
+                return Err(OracleError::Interrupted);
+            }
+            let left = self.timeout.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                break None;
+            }
+            if let Some(s) = child.wait_timeout(left.min(Duration::from_millis(50))).map_err(io_at(&dir))? {
+                break Some(s);
+            }
+        };
+        let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
+        let _ = child.wait();
+        let outcome = match status.and_then(|s| s.code()) {
+            Some(0) => {
+                let variant = fs::read(&out).or_else(|_| fs::read(&file)).map_err(io_at(&file))?;
+                let variant = String::from_utf8_lossy(&variant).into_owned();
+                if variant == program {
+                    TransformOutcome::Unchanged
+                } else {
+                    TransformOutcome::Variant(variant)
+                }
+            }
+            Some(1 | 255) => TransformOutcome::NoInstance,
+            code => {
+                let err = fs::read_to_string(&stderr_path).unwrap_or_default();
+                let how = match (status, code) {
+                    (None, _) => format!("did not finish within {} s", self.timeout.as_secs_f64()),
+                    (_, Some(c)) => format!("exited with status {c}"),
+                    _ => "was killed by a signal".to_string(),
+                };
+                let last: Vec<&str> = err.trim().lines().rev().take(5).collect();
+                let last: Vec<&str> = last.into_iter().rev().collect();
+                TransformOutcome::Failed(format!("`{line}` {how}{}", if last.is_empty() { String::new() } else { format!(": {}", last.join(" | ")) }))
+            }
+        };
+        let _ = fs::remove_dir_all(&dir);
+        Ok(outcome)
+    }
+}

@@ -278,6 +278,7 @@ pub fn reduce_with_passes(
         opts,
         progress,
         rejected: HashSet::new(),
+        disabled: HashSet::new(),
         best: input.to_string(),
         best_errors,
         checker,
@@ -323,6 +324,8 @@ struct Reducer<'a> {
     opts: &'a Options,
     progress: &'a mut dyn Progress,
     rejected: HashSet<[u8; 32]>,
+    /// Passes after Perses that failed: reported once, not run again.
+    disabled: HashSet<usize>,
     best: String,
     best_errors: usize,
     checker: SyntaxChecker,
@@ -435,33 +438,51 @@ impl Reducer<'_> {
         self.stats.rounds += 1;
         let mut changed = false;
         for (i, pass) in after.iter_mut().enumerate() {
+            if self.disabled.contains(&i) {
+                continue;
+            }
             self.set_pass(Pass::After(i));
-            pass.prepare(Context { tree: &tree, grammar: self.g });
+            let best = self.best.clone();
+            pass.prepare(Context { best: &best, tree: &tree, grammar: self.g });
             let mut k = 0;
-            loop {
-                let cx = Context { tree: &tree, grammar: self.g };
+            'pass: loop {
+                let best = self.best.clone();
+                let cx = Context { best: &best, tree: &tree, grammar: self.g };
                 let best_tokens = tree.token_count();
                 let (mut texts, mut ks, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
                 let mut j = k;
                 let mut exhausted = false;
                 while texts.len() < self.opts.jobs.max(1) {
-                    match pass.instance(cx, j) {
+                    let variant = match pass.instance(cx, j) {
                         Instance::Exhausted => {
                             exhausted = true;
                             break;
                         }
-                        Instance::Skip => {}
-                        Instance::Variant(e) => {
-                            let text = tree.render(&e, self.render);
-                            let n = tree.count_tokens(&e);
-                            if Measure::of(&text, n) < Measure::of(&self.best, best_tokens) {
-                                texts.push(text);
-                                ks.push(j);
-                                tokens.push(n);
-                            }
+                        Instance::Error(why) => {
+                            self.stats.warnings.push(format!("pass {} failed and is disabled: {why}", pass.name()));
+                            self.disabled.insert(i);
+                            exhausted = true;
+                            break;
+                        }
+                        Instance::Skip => None,
+                        Instance::Variant(e) => Some((tree.render(&e, self.render), tree.count_tokens(&e))),
+                        // A variant that does not parse counts as the largest: never tested.
+                        Instance::Text(text) => {
+                            let n = self.frontend.parse_plain(&text).map_or(usize::MAX, |t| t.token_count());
+                            Some((text, n))
+                        }
+                    };
+                    if let Some((text, n)) = variant {
+                        if Measure::of(&text, n) < Measure::of(&self.best, best_tokens) {
+                            texts.push(text);
+                            ks.push(j);
+                            tokens.push(n);
                         }
                     }
                     j += 1;
+                }
+                if pass.interrupted() {
+                    return Err(OracleError::Interrupted);
                 }
                 if texts.is_empty() {
                     break;
@@ -472,9 +493,10 @@ impl Reducer<'_> {
                         k = ks[w];
                         let Some(t) = self.parse_best() else { return Ok(false) };
                         tree = t;
-                        pass.prepare(Context { tree: &tree, grammar: self.g });
+                        let best = self.best.clone();
+                        pass.prepare(Context { best: &best, tree: &tree, grammar: self.g });
                     }
-                    None if exhausted => break,
+                    None if exhausted => break 'pass,
                     None => k = j,
                 }
             }

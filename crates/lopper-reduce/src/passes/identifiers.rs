@@ -41,7 +41,7 @@ fn shortlex_less(a: &str, b: &str) -> bool {
 }
 
 impl Pass for Identifiers {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "identifiers"
     }
 

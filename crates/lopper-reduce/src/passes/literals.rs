@@ -31,7 +31,7 @@ fn subtree_tokens(tree: &Tree, id: NodeId) -> Vec<NodeId> {
 }
 
 impl Pass for Literals {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "literals"
     }
 

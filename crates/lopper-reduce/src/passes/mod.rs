@@ -14,9 +14,11 @@
 //! renaming still terminate.
 //!
 //! One module per pass: [`identifiers`] and [`literals`] (T-Rec's lexical
-//! canonicalization, Vulcan's identifier replacement) and [`tokens`] (Vulcan's local
-//! exhaustive deletion).
+//! canonicalization, Vulcan's identifier replacement), [`tokens`] (Vulcan's local
+//! exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
+//! `clang_delta`).
 
+pub mod external;
 pub mod identifiers;
 pub mod literals;
 pub mod tokens;
@@ -24,9 +26,11 @@ pub mod tokens;
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{EditSet, Tree};
 
-/// What a pass sees: the current best program's PNF tree and its grammar.
+/// What a pass sees: the current best program, its PNF tree and its grammar.
 #[derive(Clone, Copy)]
 pub struct Context<'a> {
+    /// The current best program's text (what the tree renders to without edits).
+    pub best: &'a str,
     /// The tree of the current best (parsed from its text).
     pub tree: &'a Tree,
     /// The language's PNF grammar.
@@ -38,17 +42,22 @@ pub struct Context<'a> {
 pub enum Instance {
     /// A variant: these edits over the current tree.
     Variant(EditSet),
+    /// A variant given as text (an external transformation's output).
+    Text(String),
     /// Instance `k` exists but has nothing to offer here; go on with `k + 1`.
     Skip,
     /// There is no instance `k` (nor any later one): the pass has run out.
     Exhausted,
+    /// The pass failed (an external command's error, with its message): the reducer
+    /// reports it once and runs the pass no more; nothing is lost.
+    Error(String),
 }
 
 /// A transformation in Regehr's contract. Implementations are deterministic: the same tree
 /// and `k` give the same instance.
 pub trait Pass {
-    /// The pass's name, as `--passes` takes it.
-    fn name(&self) -> &'static str;
+    /// The pass's name, as `--passes` takes it (external passes: their command).
+    fn name(&self) -> &str;
 
     /// Called whenever the best changes (and before the first instance), so the pass can
     /// number its instances over the new tree once.
@@ -56,6 +65,12 @@ pub trait Pass {
 
     /// Instance `k` (from 0) over the tree last given to [`Pass::prepare`].
     fn instance(&self, cx: Context<'_>, k: usize) -> Instance;
+
+    /// Whether the user interrupted the pass's last instance (an external command killed
+    /// on Ctrl-C); the reducer then stops as on any interrupt.
+    fn interrupted(&self) -> bool {
+        false
+    }
 }
 
 /// The size order under which every accepted variant is smaller: token count, then bytes,

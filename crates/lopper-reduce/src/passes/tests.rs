@@ -12,7 +12,7 @@ fn json() -> Frontend {
 /// Every variant a pass offers over `src`, rendered, in instance order.
 fn variants(f: &Frontend, pass: &mut dyn Pass, src: &str) -> Vec<String> {
     let tree = f.parse(src).unwrap().tree;
-    let cx = Context { tree: &tree, grammar: f.grammar() };
+    let cx = Context { best: src, tree: &tree, grammar: f.grammar() };
     pass.prepare(cx);
     let mut out = Vec::new();
     for k in 0.. {
@@ -20,6 +20,7 @@ fn variants(f: &Frontend, pass: &mut dyn Pass, src: &str) -> Vec<String> {
             Instance::Exhausted => break,
             Instance::Skip => {}
             Instance::Variant(e) => out.push(tree.render(&e, RenderOptions::default())),
+            other => panic!("a built-in pass offered {other:?}"),
         }
     }
     out
@@ -30,7 +31,7 @@ fn variants(f: &Frontend, pass: &mut dyn Pass, src: &str) -> Vec<String> {
 struct Zero(Rc<RefCell<Vec<usize>>>, Vec<lopper_tree::NodeId>);
 
 impl Pass for Zero {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "zero"
     }
     fn prepare(&mut self, cx: Context<'_>) {

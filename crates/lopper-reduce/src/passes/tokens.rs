@@ -41,7 +41,7 @@ impl Tokens {
 }
 
 impl Pass for Tokens {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "tokens"
     }
 

@@ -1,0 +1,93 @@
+//! An external transformation: a command in Regehr's protocol (`{file}`, `{out}`, `{n}`;
+//! exit 0 = a variant or, unchanged, a skip; 255 or 1 = no instance `n`; anything else an
+//! error), run through the oracle's [`TransformRunner`] so that it gets the same time
+//! limit and process-group discipline as a test. C-Vise's `clang_delta` transformations
+//! plug in this way (see [`clang_delta`]).
+
+use super::{Context, Instance, Pass};
+use crate::oracle::{OracleError, TransformOutcome, TransformRunner};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+
+/// The pass; see the module docs.
+pub struct External {
+    name: String,
+    runner: TransformRunner,
+    /// An interrupt met while running the command, handed to the reducer.
+    interrupted: Cell<bool>,
+}
+
+impl External {
+    /// A pass named `name` that runs `runner`'s command.
+    pub fn new(name: impl Into<String>, runner: TransformRunner) -> External {
+        External { name: name.into(), runner, interrupted: Cell::new(false) }
+    }
+}
+
+impl Pass for External {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn prepare(&mut self, _cx: Context<'_>) {}
+
+    fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
+        match self.runner.run(cx.best, k + 1) {
+            Ok(TransformOutcome::Variant(text)) => Instance::Text(text),
+            Ok(TransformOutcome::Unchanged) => Instance::Skip,
+            Ok(TransformOutcome::NoInstance) => Instance::Exhausted,
+            Ok(TransformOutcome::Failed(why)) => Instance::Error(why),
+            Err(OracleError::Interrupted) => {
+                self.interrupted.set(true);
+                Instance::Exhausted
+            }
+            Err(e) => Instance::Error(e.to_string()),
+        }
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupted.get()
+    }
+}
+
+/// The `clang_delta` transformations C-Vise applies to C programs that lopper runs as
+/// passes, in this order.
+pub const CLANG_DELTA_C: [&str; 19] = [
+    "remove-unused-function",
+    "remove-unused-var",
+    "remove-unused-enum-member",
+    "rename-fun",
+    "rename-var",
+    "rename-param",
+    "replace-simple-typedef",
+    "reduce-pointer-level",
+    "simplify-if",
+    "return-void",
+    "param-to-local",
+    "param-to-global",
+    "callexpr-to-value",
+    "simplify-callexpr",
+    "aggregate-to-scalar",
+    "local-to-global",
+    "simplify-comma-expr",
+    "copy-propagation",
+    "simple-inliner",
+];
+
+/// Where `clang_delta` is: `$LOPPER_CLANG_DELTA`, else on `PATH`, else where Debian's
+/// `cvise` package installs it (`/usr/lib/cvise/clang_delta`, `/usr/libexec/cvise/clang_delta`).
+pub fn find_clang_delta() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("LOPPER_CLANG_DELTA") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
+    }
+    let on_path = std::env::var_os("PATH").into_iter().flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).map(|d| d.join("clang_delta"));
+    on_path.chain(["/usr/lib/cvise/clang_delta", "/usr/libexec/cvise/clang_delta"].map(PathBuf::from)).find(|p| p.is_file())
+}
+
+/// The command line that runs one `clang_delta` transformation in the protocol:
+/// `clang_delta --transformation=T --counter={n} {file} > {out}` (it prints the variant,
+/// and exits 1 when the counter passes the last instance).
+pub fn clang_delta(binary: &Path, transformation: &str) -> String {
+    let bin = shlex::try_quote(&binary.to_string_lossy()).map(|q| q.into_owned()).unwrap_or_default();
+    format!("{bin} --transformation={transformation} --counter={{n}} {{file}} > {{out}}")
+}

@@ -1,0 +1,71 @@
+//! End to end: transformations from outside lopper, in Regehr's protocol — a Python plug-in
+//! written for the protocol, and C-Vise's clang_delta — reduce C programs under real gcc.
+
+mod common;
+use common::*;
+use std::fs;
+use std::path::Path;
+
+/// Interesting: gcc still warns about a division by zero.
+const DIV_BY_ZERO: &str = "LC_ALL=C gcc -fsyntax-only -Wdiv-by-zero \"$1\" 2>&1 | grep -q 'division by zero'";
+
+fn stats(case: &Case) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(case.path("stats.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_python_plug_in_replaces_constants_one_instance_at_a_time() {
+    require_tool("gcc");
+    require_tool("python3");
+    let src = "int scale(int x) {\n    int y = x * 42 + 7;\n    return (y - 300) / 0;\n}\n";
+    let case = Case::new("div.c", src, DIV_BY_ZERO);
+    assert!(case.passes(&case.program));
+    let plug_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transforms/one_constant.py");
+    let cmd = format!("python3 '{}' {{file}} {{n}} {{out}}", plug_in.display());
+    // Only the plug-in changes the program (identifier renaming has nothing to do here).
+    let out = case.lopper(&["-q", "--passes", "identifiers", "--transform", &cmd, "--stats", case.path("stats.json").to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    // Every constant but the divisor became 1; the 0 must stay for the warning.
+    assert_eq!(reduced, "int a(int b) {\n    int c = b * 1 + 1;\n    return (c - 1) / 0;\n}\n");
+    let s = stats(&case);
+    assert_eq!(s["passes"][cmd.as_str()]["accepted"], 3, "{}", s["passes"]);
+    // 42, 7 and 300 became 1, each accepted at instance 1 of the new best; 0 -> 1 is not
+    // smaller in shortlex order, so it is never tested; instance 2 does not exist.
+    assert_eq!(s["passes"][cmd.as_str()]["tests"], 3, "{}", s["passes"]);
+}
+
+#[test]
+fn a_failing_transformation_is_reported_once_and_nothing_is_lost() {
+    require_tool("gcc");
+    let src = "int f(void) { return 5 / 0; }\n";
+    let case = Case::new("f.c", src, DIV_BY_ZERO);
+    let out = case.lopper(&["--passes", "perses", "--transform", "echo broken >&2; exit 3"]);
+    assert_exit(&out, 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("failed and is disabled").count(), 1, "{err}");
+    assert!(err.contains("exited with status 3") && err.contains("broken"), "{err}");
+    assert!(case.passes(&case.program));
+}
+
+#[test]
+fn clang_delta_passes_reduce_a_c_program() {
+    require_tool("gcc");
+    assert!(
+        lopper_reduce::passes::external::find_clang_delta().is_some(),
+        "clang_delta is not installed, and this test runs it: run `tools/test`, or `apt-get install cvise`"
+    );
+    let src = "static int helper_unused(int v) { return v + 1; }\nint compute_value(int x) { return x / 0; }\n";
+    let case = Case::new("cd.c", src, DIV_BY_ZERO);
+    // clang_delta alone: no Perses, no built-in pass.
+    let out = case.lopper(&["-q", "--passes", "clang_delta", "--stats", case.path("stats.json").to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    assert!(!reduced.contains("helper_unused") && !reduced.contains("compute_value"), "{reduced}");
+    assert_eq!(lopper_parse::Frontend::new(lopper_parse::Language::C).unwrap().syntax_errors(&reduced).unwrap(), 0);
+    let s = stats(&case);
+    let accepted = |t: &str| s["passes"][format!("clang_delta:{t}").as_str()]["accepted"].as_u64().unwrap();
+    assert!(accepted("remove-unused-function") >= 1 && accepted("rename-fun") >= 1, "{}", s["passes"]);
+}
