@@ -12,7 +12,9 @@ pub mod perses;
 pub mod sanity;
 
 pub use oracle::{Criteria, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
-pub use perses::{reduce, reduce_with_passes, Algorithm, GrammarCheck, NoProgress, Options, Outcome, PassStats, PassTime, Progress, ReduceError, Stats};
+pub use perses::{
+    reduce, reduce_with_passes, Algorithm, GrammarCheck, NoProgress, Options, Outcome, PassStats, PassTime, Progress, ProgressPoint, ReduceError, Stats,
+};
 pub use sanity::{check_original, Sanity, SanityError};
 
 #[cfg(test)]

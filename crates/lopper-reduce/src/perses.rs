@@ -156,6 +156,19 @@ pub struct Stats {
     /// Per pass after Perses, in pass order: tests, accepted variants, time.
     #[serde(skip)]
     pub pass_stats: Vec<PassStats>,
+    /// Size over time: one point per new best program (for plots of a run's progress).
+    pub progress: Vec<ProgressPoint>,
+}
+
+/// The size of the best program when it was found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ProgressPoint {
+    /// Seconds since the reduction started.
+    pub seconds: f64,
+    /// Its token count.
+    pub tokens: usize,
+    /// Its length in bytes.
+    pub bytes: usize,
 }
 
 /// The counts of one pass after Perses.
@@ -286,6 +299,7 @@ pub fn reduce_with_passes(
         render: RenderOptions::default(),
         pass: Pass::Other,
         pass_since: started,
+        started,
     };
     let t0 = Instant::now();
     let v = r.oracle.test(input).map_err(ReduceError::Oracle)?;
@@ -334,6 +348,8 @@ struct Reducer<'a> {
     pass: Pass,
     /// When the current pass started (or its time was last added up).
     pass_since: Instant,
+    /// When the reduction started.
+    started: Instant,
 }
 
 /// Which transformation a test serves, for the per-pass counts.
@@ -677,6 +693,8 @@ impl Reducer<'_> {
                 self.stats.pass_stats[i].accepted += 1;
             }
             self.stats.tokens_after = tokens(w);
+            let at = self.started.elapsed().as_secs_f64();
+            self.stats.progress.push(ProgressPoint { seconds: at, tokens: self.stats.tokens_after, bytes: self.best.len() });
             tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass, "candidate accepted");
             self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Keep)?;
         } else if !to_test.is_empty() {
