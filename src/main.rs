@@ -61,10 +61,11 @@ pub struct ReduceArgs {
     #[arg(long)]
     pub list_algorithms: bool,
     /// The passes, in order, comma-separated: `perses` (Perses' list deletion and
-    /// replacement), the passes past 1-minimality (`tokens`, `identifiers`, `literals`), and
+    /// replacement), the passes past 1-minimality (`subtrees`, `tokens`, `identifiers`,
+    /// `literals`), and
     /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed); see
     /// --list-passes. Default: all of them.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,tokens,identifiers,literals,clang_delta")]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,subtrees,tokens,identifiers,literals,clang_delta")]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may

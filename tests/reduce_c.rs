@@ -84,7 +84,7 @@ fn one_job_and_two_jobs_give_the_same_bytes() {
 fn the_default_pipeline_ends_smaller_than_perses_alone() {
     require_tool("gcc");
     let mut results = Vec::new();
-    for passes in ["perses", "perses,tokens,identifiers,literals"] {
+    for passes in ["perses", "perses,subtrees,tokens,identifiers,literals"] {
         let case = Case::new("program.c", EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"));
         let stats = case.path("stats.json");
         let out = case.lopper(&["-q", "--passes", passes, "--stats", stats.to_str().unwrap()]);

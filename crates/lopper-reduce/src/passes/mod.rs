@@ -14,13 +14,14 @@
 //! renaming still terminate.
 //!
 //! One module per pass: [`identifiers`] and [`literals`] (T-Rec's lexical
-//! canonicalization, Vulcan's identifier replacement), [`tokens`] (Vulcan's local
-//! exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
+//! canonicalization, Vulcan's identifier replacement), [`subtrees`] (Vulcan's sub-tree
+//! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`).
 
 pub mod external;
 pub mod identifiers;
 pub mod literals;
+pub mod subtrees;
 pub mod tokens;
 
 use lopper_grammar::PnfGrammar;
@@ -94,7 +95,8 @@ impl<'a> Measure<'a> {
 }
 
 /// The built-in passes after Perses, in the default order, each with its source.
-pub const BUILT_IN: [(&str, &str); 3] = [
+pub const BUILT_IN: [(&str, &str); 4] = [
+    ("subtrees", "sub-tree replacement: a node becomes the smallest text its expected symbol derives, e.g. an expression `0`, a block `{}` (Vulcan, Xu et al. OOPSLA'23)"),
     ("tokens", "local exhaustive deletion of 1-3 adjacent tokens and of token pairs within a window, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)"),
     (
         "identifiers",
@@ -109,6 +111,7 @@ pub const PERSES: &str = "perses";
 /// A new instance of the built-in pass `name`, `None` for an unknown name.
 pub fn create(name: &str) -> Option<Box<dyn Pass>> {
     Some(match name {
+        "subtrees" => Box::new(subtrees::Subtrees::default()),
         "tokens" => Box::new(tokens::Tokens::default()),
         "identifiers" => Box::new(identifiers::Identifiers::default()),
         "literals" => Box::new(literals::Literals::default()),

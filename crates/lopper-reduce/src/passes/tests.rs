@@ -148,3 +148,13 @@ fn the_default_pipeline_goes_past_one_minimal() {
     assert!(!full.text.contains("compute_total") && full.text.len() < perses.text.len(), "{}\nvs\n{}", full.text, perses.text);
     assert!(full.stats.pass_stats.iter().any(|p| p.name == "identifiers" && p.accepted > 0), "{:?}", full.stats.pass_stats);
 }
+
+#[test]
+fn subtrees_replace_a_node_by_the_smallest_text_its_slot_derives() {
+    let c = Frontend::new(Language::C).unwrap();
+    let v = variants(&c, &mut subtrees::Subtrees::default(), "int f(int a) { if (a) { g(a); h(a); } return (a + 2) * a; }\n");
+    // An expression becomes the shortest expression the program shows (`2`, before `a`).
+    assert!(v.contains(&"int f(int a) { if (a) { g(a); h(a); } return 2; }\n".to_string()), "{v:#?}");
+    // A block in statement position becomes the shortest statement, `;`.
+    assert!(v.contains(&"int f(int a) { if (a) ; return (a + 2) * a; }\n".to_string()), "{v:#?}");
+}
