@@ -128,47 +128,33 @@ impl Output {
             return Ok(plan);
         }
         check_writable_dir(input)?;
+        let now = fs::read(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
         let orig = PathBuf::from(format!("{}.orig", input.display()));
         // FILE.orig, then FILE.orig.1, .2, ... as earlier runs that met a stale one left them.
         let existing: Vec<PathBuf> =
             std::iter::once(orig.clone()).chain((1..).map(|n| PathBuf::from(format!("{}.{n}", orig.display())))).take_while(|p| p.exists()).collect();
-        let backup = if existing.is_empty() {
-            Some(orig.clone())
-        } else {
-            let now = fs::read(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
-            let mut trusted = None;
-            for old_path in existing.iter().rev() {
-                let old = fs::read(old_path).map_err(|e| OutputError::Read(old_path.clone(), e))?;
-                if now == old || ReductionLog::new(log_dir, &old).contains(&now) {
-                    trusted = Some((old_path.clone(), old));
-                    break;
-                }
+        // The newest backup that FILE is, or that lopper wrote FILE from, is the original.
+        for old_path in existing.iter().rev() {
+            let old = fs::read(old_path).map_err(|e| OutputError::Read(old_path.clone(), e))?;
+            if now == old || ReductionLog::new(log_dir, &old).contains(&now) {
+                plan.notice = Some(format!("keeping the existing {} as the original ({} is it or a reduction of it)", old_path.display(), input.display()));
+                plan.log = Some(ReductionLog::new(log_dir, &old));
+                plan.backup = Some(old_path.clone());
+                return Ok(plan);
             }
-            match trusted {
-                Some((t, old)) => {
-                    plan.log = Some(ReductionLog::new(log_dir, &old));
-                    plan.notice = Some(format!("keeping the existing {} as the original ({} is it or a reduction of it)", t.display(), input.display()));
-                    plan.backup = Some(t);
-                    None
-                }
-                None => {
-                    let fresh = PathBuf::from(format!("{}.{}", orig.display(), existing.len()));
-                    plan.notice = Some(format!(
-                        "{} holds another program ({} is not a reduction of it); it is left alone, and this run's original goes to {} before the first smaller program is written",
-                        orig.display(),
-                        input.display(),
-                        fresh.display()
-                    ));
-                    Some(fresh)
-                }
-            }
-        };
-        plan.backup_pending = backup.is_some();
-        if backup.is_some() {
-            plan.backup = backup;
-            let original = fs::read(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
-            plan.log = Some(ReductionLog::new(log_dir, &original));
         }
+        let fresh = if existing.is_empty() { orig.clone() } else { PathBuf::from(format!("{}.{}", orig.display(), existing.len())) };
+        if !existing.is_empty() {
+            plan.notice = Some(format!(
+                "{} holds another program ({} is not a reduction of it); it is left alone, and this run's original goes to {} before the first smaller program is written",
+                orig.display(),
+                input.display(),
+                fresh.display()
+            ));
+        }
+        plan.log = Some(ReductionLog::new(log_dir, &now));
+        plan.backup = Some(fresh);
+        plan.backup_pending = true;
         Ok(plan)
     }
 
