@@ -9,7 +9,7 @@
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing.
 
-use crate::ddmin::ddmin;
+use crate::minimize::{Ddmin, ListMinimizer};
 use crate::oracle::{Oracle, OracleError, Verdict};
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_grammar::{PnfGrammar, SymbolId};
@@ -43,6 +43,8 @@ pub struct Options {
     /// replacement), and names of [`passes::BUILT_IN`] passes, run after it in each round.
     /// Default: Perses alone.
     pub passes: Vec<String>,
+    /// The list minimizer of list deletion and the ddmin/HDD baselines. Default: [`Ddmin`].
+    pub minimizer: &'static dyn ListMinimizer,
 }
 
 impl Default for Options {
@@ -55,6 +57,7 @@ impl Default for Options {
             algorithm: Algorithm::Perses,
             jobs: 1,
             passes: vec![passes::PERSES.to_string()],
+            minimizer: &Ddmin,
         }
     }
 }
@@ -755,11 +758,13 @@ impl Reducer<'_> {
             items.insert(0, h);
         }
         let base = r.state.clone();
-        let all = items.clone();
-        ddmin(items, self.opts.jobs, &mut |keeps: &[Vec<NodeId>]| {
+        let all = items;
+        let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
+        self.opts.minimizer.minimize(&weights, self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
             let batch = keeps
                 .iter()
                 .map(|keep| {
+                    let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
                     let kept: HashSet<NodeId> = keep.iter().copied().collect();
                     let mut e = base.clone();
                     e.0.extend(all.iter().filter(|c| !kept.contains(c)).map(|c| (*c, Edit::Delete)));
@@ -782,7 +787,7 @@ impl Reducer<'_> {
         self.set_pass(Pass::List);
         let lines: Vec<String> = self.best.split_inclusive('\n').map(str::to_string).collect();
         let frontend = self.frontend;
-        ddmin((0..lines.len()).collect(), self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
+        self.opts.minimizer.minimize(&vec![1; lines.len()], self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
             let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
             self.first_interesting(&texts, |w| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count()))
         })?;

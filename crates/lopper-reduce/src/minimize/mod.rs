@@ -1,0 +1,44 @@
+//! List minimizers: the search behind Perses' `reduceStar` / `reducePlus` and the ddmin
+//! baselines, behind one trait so that newer minimizers (ProbDD, CDD, WDD, which use the
+//! elements' weights) can be added as files of their own.
+//!
+//! A minimizer sees a list only as positions `0..n` with weights (the elements' token
+//! counts) and a test that judges candidate sublists in order; it never sees the tree.
+
+pub mod ddmin;
+
+use crate::oracle::OracleError;
+
+/// Judges candidate sublists (each a list of kept positions, in order) and answers the index
+/// of the first interesting one, if any.
+pub type FirstInteresting<'a> = dyn FnMut(&[Vec<usize>]) -> Result<Option<usize>, OracleError> + 'a;
+
+/// A list minimizer.
+pub trait ListMinimizer: std::fmt::Debug + Sync {
+    /// Its name, with the source it follows.
+    fn name(&self) -> &'static str;
+
+    /// Minimizes the list of `weights.len()` elements (weights: each element's size in
+    /// tokens) to kept positions on which the test holds, assuming it holds on the whole
+    /// list; `first` gets up to `lookahead` candidates at once, and the result must not
+    /// depend on `lookahead`.
+    ///
+    /// # Errors
+    /// The first error `first` returns.
+    fn minimize(&self, weights: &[usize], lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError>;
+}
+
+/// ddmin (Zeller & Hildebrandt, TSE 2002), complement-only and without restart (see
+/// [`ddmin::ddmin`]); it does not use the weights.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ddmin;
+
+impl ListMinimizer for Ddmin {
+    fn name(&self) -> &'static str {
+        "ddmin (Zeller & Hildebrandt, TSE 2002; complement-only, no restart)"
+    }
+
+    fn minimize(&self, weights: &[usize], lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
+        ddmin::ddmin((0..weights.len()).collect(), lookahead, first)
+    }
+}
