@@ -11,7 +11,7 @@
 
 use crate::minimize::{Ddmin, ListMinimizer};
 use crate::oracle::{Oracle, OracleError, Verdict};
-use crate::passes::{self, Context, Instance, Measure};
+use crate::passes;
 use lopper_grammar::{PnfGrammar, SymbolId};
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions, Tree};
@@ -447,82 +447,6 @@ impl Reducer<'_> {
         }
     }
 
-    /// One round of the passes after Perses, each with Regehr's scheduling: instance `k` from
-    /// 0; after an accepted variant the same `k` again (on the new best), after a rejected
-    /// one `k + 1`; the pass ends at its first missing instance. Variants not smaller than
-    /// the best under [`Measure`] are skipped untested. With `jobs > 1` the next instances
-    /// are judged as one batch, each assuming the ones before fail, so the result is the
-    /// sequential one. Returns whether any pass changed the best.
-    fn run_passes(&mut self, after: &mut [Box<dyn passes::Pass>], mut tree: Tree) -> Result<bool, OracleError> {
-        self.stats.rounds += 1;
-        let mut changed = false;
-        for (i, pass) in after.iter_mut().enumerate() {
-            if self.disabled.contains(&i) {
-                continue;
-            }
-            self.set_pass(Pass::After(i));
-            let best = self.best.clone();
-            pass.prepare(Context { best: &best, tree: &tree, grammar: self.g });
-            let mut k = 0;
-            'pass: loop {
-                let best = self.best.clone();
-                let cx = Context { best: &best, tree: &tree, grammar: self.g };
-                let best_tokens = tree.token_count();
-                let (mut texts, mut ks, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
-                let mut j = k;
-                let mut exhausted = false;
-                while texts.len() < self.opts.jobs.max(1) {
-                    let variant = match pass.instance(cx, j) {
-                        Instance::Exhausted => {
-                            exhausted = true;
-                            break;
-                        }
-                        Instance::Error(why) => {
-                            self.stats.warnings.push(format!("pass {} failed and is disabled: {why}", pass.name()));
-                            self.disabled.insert(i);
-                            exhausted = true;
-                            break;
-                        }
-                        Instance::Skip => None,
-                        Instance::Variant(e) => Some((tree.render(&e, self.render), tree.count_tokens(&e))),
-                        // A variant that does not parse counts as the largest: never tested.
-                        Instance::Text(text) => {
-                            let n = self.frontend.parse_plain(&text).map_or(usize::MAX, |t| t.token_count());
-                            Some((text, n))
-                        }
-                    };
-                    if let Some((text, n)) = variant {
-                        if Measure::of(&text, n) < Measure::of(&self.best, best_tokens) {
-                            texts.push(text);
-                            ks.push(j);
-                            tokens.push(n);
-                        }
-                    }
-                    j += 1;
-                }
-                if pass.interrupted() {
-                    return Err(OracleError::Interrupted);
-                }
-                if texts.is_empty() {
-                    break;
-                }
-                match self.first_interesting(&texts, |w| tokens[w])? {
-                    Some(w) => {
-                        changed = true;
-                        k = ks[w];
-                        let Some(t) = self.parse_best() else { return Ok(false) };
-                        tree = t;
-                        let best = self.best.clone();
-                        pass.prepare(Context { best: &best, tree: &tree, grammar: self.g });
-                    }
-                    None if exhausted => break 'pass,
-                    None => k = j,
-                }
-            }
-        }
-        Ok(changed)
-    }
-
     fn round(&mut self, r: &mut Round) -> Result<(), OracleError> {
         let mut heap = BinaryHeap::new();
         let root = r.tree.root();
@@ -781,60 +705,6 @@ impl Reducer<'_> {
         Ok(())
     }
 
-    /// ddmin over lines: the program is its lines, candidates keep a subsequence of them.
-    fn ddmin_lines(&mut self) -> Result<(), OracleError> {
-        self.stats.rounds += 1;
-        self.set_pass(Pass::List);
-        let lines: Vec<String> = self.best.split_inclusive('\n').map(str::to_string).collect();
-        let frontend = self.frontend;
-        self.opts.minimizer.minimize(&vec![1; lines.len()], self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
-            let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
-            self.first_interesting(&texts, |w| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count()))
-        })?;
-        Ok(())
-    }
-
-    /// HDD (Misherghi & Su, Algorithm 1) on the plain parse tree: for each level from the
-    /// root down, ddmin over that level's live nodes; HDD* repeats on the re-parsed result.
-    fn hdd(&mut self) -> Result<(), OracleError> {
-        loop {
-            self.stats.rounds += 1;
-            self.set_pass(Pass::List);
-            let tree = match self.frontend.parse_plain(&self.best) {
-                Ok(t) => t,
-                Err(e) => {
-                    self.stats.warnings.push(format!("stopped before round {}: the best program no longer parses: {e}", self.stats.rounds));
-                    return Ok(());
-                }
-            };
-            let mut depth = vec![0usize; tree.len()];
-            let mut order = vec![tree.root()];
-            let mut i = 0;
-            while i < order.len() {
-                let n = order[i];
-                for &c in &tree.node(n).children {
-                    depth[c.0 as usize] = depth[n.0 as usize] + 1;
-                    order.push(c);
-                }
-                i += 1;
-            }
-            let mut r = Round::new(tree);
-            let mut level = 0;
-            loop {
-                // `order` is breadth-first, so one level's nodes are contiguous and in order.
-                let nodes: Vec<NodeId> = order.iter().copied().filter(|n| depth[n.0 as usize] == level && r.live[n.0 as usize]).collect();
-                if nodes.is_empty() && !order.iter().any(|n| depth[n.0 as usize] > level) {
-                    break;
-                }
-                self.ddmin_delete(&mut r, nodes, None)?;
-                level += 1;
-            }
-            if !r.progress || self.opts.algorithm == Algorithm::Hdd {
-                return Ok(());
-            }
-        }
-    }
-
     /// `reduceRegular`: replace the node by its smallest interesting compatible descendant.
     fn reduce_regular(&mut self, r: &mut Round, n: NodeId) -> Result<(), OracleError> {
         let node = r.tree.node(n);
@@ -896,3 +766,6 @@ impl Reducer<'_> {
         false
     }
 }
+
+mod baselines;
+mod schedule;

@@ -1,0 +1,63 @@
+//! The baselines in the same engine as Perses (same oracle, cache, grammar screen and
+//! statistics): ddmin over lines (ddmin over tokens is list deletion over every token, in
+//! `mod.rs`), and HDD / HDD* (Misherghi & Su, ICSE 2006) over the plain parse tree.
+
+use super::{Algorithm, Pass, Reducer, Round};
+use crate::oracle::OracleError;
+use lopper_tree::NodeId;
+
+impl Reducer<'_> {
+    /// ddmin over lines: the program is its lines, candidates keep a subsequence of them.
+    pub(super) fn ddmin_lines(&mut self) -> Result<(), OracleError> {
+        self.stats.rounds += 1;
+        self.set_pass(Pass::List);
+        let lines: Vec<String> = self.best.split_inclusive('\n').map(str::to_string).collect();
+        let frontend = self.frontend;
+        self.opts.minimizer.minimize(&vec![1; lines.len()], self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
+            let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
+            self.first_interesting(&texts, |w| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count()))
+        })?;
+        Ok(())
+    }
+
+    /// HDD (Misherghi & Su, Algorithm 1) on the plain parse tree: for each level from the
+    /// root down, ddmin over that level's live nodes; HDD* repeats on the re-parsed result.
+    pub(super) fn hdd(&mut self) -> Result<(), OracleError> {
+        loop {
+            self.stats.rounds += 1;
+            self.set_pass(Pass::List);
+            let tree = match self.frontend.parse_plain(&self.best) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.stats.warnings.push(format!("stopped before round {}: the best program no longer parses: {e}", self.stats.rounds));
+                    return Ok(());
+                }
+            };
+            let mut depth = vec![0usize; tree.len()];
+            let mut order = vec![tree.root()];
+            let mut i = 0;
+            while i < order.len() {
+                let n = order[i];
+                for &c in &tree.node(n).children {
+                    depth[c.0 as usize] = depth[n.0 as usize] + 1;
+                    order.push(c);
+                }
+                i += 1;
+            }
+            let mut r = Round::new(tree);
+            let mut level = 0;
+            loop {
+                // `order` is breadth-first, so one level's nodes are contiguous and in order.
+                let nodes: Vec<NodeId> = order.iter().copied().filter(|n| depth[n.0 as usize] == level && r.live[n.0 as usize]).collect();
+                if nodes.is_empty() && !order.iter().any(|n| depth[n.0 as usize] > level) {
+                    break;
+                }
+                self.ddmin_delete(&mut r, nodes, None)?;
+                level += 1;
+            }
+            if !r.progress || self.opts.algorithm == Algorithm::Hdd {
+                return Ok(());
+            }
+        }
+    }
+}
