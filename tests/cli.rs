@@ -274,3 +274,16 @@ fn languages_columns_line_up() {
         }
     }
 }
+
+#[test]
+fn a_killed_test_leaves_no_temporary_directory_behind() {
+    // The test makes its own temporary directory, then hangs: lopper kills it at the time
+    // limit, before any cleanup of its own could run.
+    let case = Case::new("a.c", SRC, "d=$(mktemp -d) && echo x > \"$d/marker\" && sleep 30");
+    let tmp = case.path("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).env("TMPDIR", &tmp).args(["--timeout", "1"]).arg(&case.test).arg(&case.program).output().unwrap();
+    assert_exit(&out, 7);
+    let left: Vec<_> = fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

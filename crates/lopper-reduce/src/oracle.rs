@@ -305,6 +305,11 @@ impl ScriptOracle {
                 c
             }
         };
+        // The test's own temporaries (`mktemp -d`) live in the run directory, so they go with
+        // it even when the test is killed before its cleanup can run.
+        let tmp = dir.join("tmp");
+        fs::create_dir(&tmp).map_err(io_at(&tmp))?;
+        cmd.env("TMPDIR", &tmp).env("TMP", &tmp).env("TEMP", &tmp);
         let stdin = if self.criteria.stdin { Stdio::from(fs::File::open(&path).map_err(io_at(&path))?) } else { Stdio::null() };
         let (stdout, stderr) = (out(".lopper-stdout").map_err(io_at(&dir))?, out(".lopper-stderr").map_err(io_at(&dir))?);
         let program = match &self.test {
@@ -505,10 +510,15 @@ impl TransformRunner {
         let line = self.command.replace("{file}", &quote(&file)).replace("{out}", &quote(&out)).replace("{n}", &n.to_string());
         let stderr_path = dir.join(".lopper-stderr");
         let stderr = fs::File::create(&stderr_path).map_err(io_at(&stderr_path))?;
+        let tmp = dir.join("tmp");
+        fs::create_dir(&tmp).map_err(io_at(&tmp))?;
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(&line)
             .current_dir(&dir)
+            .env("TMPDIR", &tmp)
+            .env("TMP", &tmp)
+            .env("TEMP", &tmp)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr)
