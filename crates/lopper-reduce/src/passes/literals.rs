@@ -4,9 +4,9 @@
 //! strings are nodes whose first and last tokens are the same quote character, or single
 //! tokens quoted so (grammar files' atomic string rules).
 
-use super::{token_nodes, Context, Instance, Pass};
+use super::{subtree_tokens, token_nodes, Context, Instance, Pass};
 use lopper_grammar::{PnfRule, Terminal};
-use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
+use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
 
 /// The pass; see the module docs.
 #[derive(Default)]
@@ -15,20 +15,6 @@ pub struct Literals {
 }
 
 const QUOTES: [&str; 3] = ["\"", "'", "`"];
-
-/// The tokens of `id`'s subtree, in order.
-fn subtree_tokens(tree: &Tree, id: NodeId) -> Vec<NodeId> {
-    let mut out = Vec::new();
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        let node = tree.node(n);
-        if node.kind == NodeKind::Token {
-            out.push(n);
-        }
-        stack.extend(node.children.iter().rev());
-    }
-    out
-}
 
 impl Pass for Literals {
     fn name(&self) -> &str {

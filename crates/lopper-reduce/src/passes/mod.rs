@@ -131,5 +131,19 @@ pub(crate) fn token_nodes(tree: &Tree) -> Vec<lopper_tree::NodeId> {
     out
 }
 
+/// The tokens of `id`'s subtree in the unedited tree, in source order.
+pub(crate) fn subtree_tokens(tree: &Tree, id: lopper_tree::NodeId) -> Vec<lopper_tree::NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        let node = tree.node(n);
+        if node.kind == lopper_tree::NodeKind::Token {
+            out.push(n);
+        }
+        stack.extend(node.children.iter().rev());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,7 @@
 //! plus its element; a regular rule its cheapest alternative. Instance `k` is the `k`-th
 //! node, largest first, whose expected symbol derives fewer tokens than the node has.
 
-use super::{token_nodes, Context, Instance, Pass};
+use super::{subtree_tokens, token_nodes, Context, Instance, Pass};
 use lopper_grammar::{PnfRule, SymbolId, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
 use std::collections::HashMap;
@@ -95,15 +95,7 @@ impl Pass for Subtrees {
             if *cost >= node.tokens as usize {
                 continue;
             }
-            let mut tokens = Vec::new();
-            let mut stack = vec![id];
-            while let Some(n) = stack.pop() {
-                let nd = t.node(n);
-                if nd.kind == NodeKind::Token {
-                    tokens.push(n);
-                }
-                stack.extend(nd.children.iter().rev());
-            }
+            let tokens = subtree_tokens(t, id);
             let Some((&first, rest)) = tokens.split_first() else { continue };
             let mut e = if text.is_empty() { EditSet::default().with(first, Edit::Delete) } else { EditSet::default().with(first, Edit::Text(text.clone())) };
             for &x in rest {
