@@ -20,12 +20,10 @@ impl Reducer<'_> {
                 continue;
             }
             self.set_pass(Pass::After(i));
-            let best = self.best.clone();
-            pass.prepare(Context { best: &best, tree: &tree, grammar: self.g });
+            pass.prepare(Context { best: &self.best, tree: &tree, grammar: self.g });
             let mut k = 0;
             'pass: loop {
-                let best = self.best.clone();
-                let cx = Context { best: &best, tree: &tree, grammar: self.g };
+                let cx = Context { best: &self.best, tree: &tree, grammar: self.g };
                 let best_tokens = tree.token_count();
                 let (mut texts, mut ks, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
                 let mut j = k;
@@ -71,8 +69,7 @@ impl Reducer<'_> {
                         k = ks[w];
                         let Some(t) = self.parse_best() else { return Ok(false) };
                         tree = t;
-                        let best = self.best.clone();
-                        pass.prepare(Context { best: &best, tree: &tree, grammar: self.g });
+                        pass.prepare(Context { best: &self.best, tree: &tree, grammar: self.g });
                     }
                     None if exhausted => break 'pass,
                     None => k = j,
