@@ -279,7 +279,8 @@ fn languages_columns_line_up() {
 fn a_killed_test_leaves_no_temporary_directory_behind() {
     // The test makes its own temporary directory, then hangs: lopper kills it at the time
     // limit, before any cleanup of its own could run.
-    let case = Case::new("a.c", SRC, "d=$(mktemp -d) && echo x > \"$d/marker\" && sleep 30");
+    // (`sleep 31`: the process-group test looks for any surviving `sleep 30`.)
+    let case = Case::new("a.c", SRC, "d=$(mktemp -d) && echo x > \"$d/marker\" && sleep 31");
     let tmp = case.path("tmp");
     fs::create_dir(&tmp).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_lopper")).env("TMPDIR", &tmp).args(["--timeout", "1"]).arg(&case.test).arg(&case.program).output().unwrap();
