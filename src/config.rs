@@ -5,7 +5,7 @@
 use crate::output::{self, Output};
 use crate::{exit, Fail, ReduceArgs};
 use lopper_parse::{Frontend, Registry};
-use lopper_reduce::oracle::TransformRunner;
+use lopper_reduce::oracle::{shell_quote, TransformRunner};
 use lopper_reduce::passes::{external::External, Pass};
 use lopper_reduce::{passes, Algorithm, Criteria, GrammarCheck, Options, TestCommand};
 use std::ffi::OsString;
@@ -112,7 +112,7 @@ impl Reduction {
         };
         if let TestCommand::Script(t) = &test {
             if looks_like_test(&file) && !looks_like_test(t) {
-                let (t, f) = (output::shell_quote(&t.to_string_lossy()), output::shell_quote(&file.to_string_lossy()));
+                let (t, f) = (shell_quote(&t.to_string_lossy()), shell_quote(&file.to_string_lossy()));
                 return Err(Fail(
                     exit::USAGE,
                     format!("the arguments are in the order TEST FILE, and {f} looks like the test while {t} does not; try: lopper [OPTIONS] {f} {t}"),
@@ -215,11 +215,11 @@ impl Reduction {
 
     /// A command that reproduces one test run in a fresh directory, every path quoted.
     pub fn reproduce_command(&self) -> String {
-        let quote = |p: &Path| output::shell_quote(&p.to_string_lossy());
+        let quote = |p: &Path| shell_quote(&p.to_string_lossy());
         let name = quote(Path::new(&self.file_name));
         let run = match &self.test {
             TestCommand::Script(t) => format!("{} \"$d\"/{name}", quote(&fs::canonicalize(t).unwrap_or(t.clone()))),
-            TestCommand::Shell(cmd) => format!("sh -c {} lopper-test \"$d\"/{name}", output::shell_quote(cmd)),
+            TestCommand::Shell(cmd) => format!("sh -c {} lopper-test \"$d\"/{name}", shell_quote(cmd)),
         };
         let abs = fs::canonicalize(&self.file).unwrap_or(self.file.clone());
         format!("d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {run}); echo \"exit $?\"", quote(&abs))

@@ -242,9 +242,3 @@ impl ReductionLog {
         writeln!(f, "{}", blake3::hash(program).to_hex())
     }
 }
-
-/// Quotes a word (a path, a command line) for a POSIX shell, for commands the user may paste.
-pub fn shell_quote(word: &str) -> String {
-    // try_quote fails only on NUL, which neither paths nor arguments hold.
-    shlex::try_quote(word).map_or_else(|_| word.to_string(), |q| q.into_owned())
-}

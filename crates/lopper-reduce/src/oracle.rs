@@ -171,6 +171,51 @@ struct Running {
     capture: bool,
 }
 
+/// Waits up to `slice` for `child`, started at `started`: how it ended, once it has (a
+/// `timeout` that passed is an end too); [`OracleError::Interrupted`] once `interrupt` is set.
+/// The caller kills the process group afterwards ([`kill_group`]).
+fn poll_child(
+    child: &mut std::process::Child,
+    started: Instant,
+    timeout: Duration,
+    interrupt: &AtomicBool,
+    slice: Duration,
+    dir: &Path,
+) -> Result<Option<Ending>, OracleError> {
+    let left = timeout.saturating_sub(started.elapsed());
+    if left.is_zero() {
+        return Ok(Some(Ending::TimedOut));
+    }
+    if interrupt.load(Ordering::SeqCst) {
+        return Err(OracleError::Interrupted);
+    }
+    Ok(child.wait_timeout(left.min(slice)).map_err(io_at(dir))?.map(Ending::Exited))
+}
+
+/// Kills `child`'s whole process group (itself, if still running, and any grandchild it
+/// left behind; ESRCH is fine) and reaps it.
+fn kill_group(child: &mut std::process::Child) {
+    let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
+    let _ = child.wait();
+}
+
+/// Points the command's `TMPDIR` (and `TMP`, `TEMP`) into `run_dir/tmp`, so that what it
+/// makes there (`mktemp -d`) goes with the run directory even when it is killed before its
+/// own cleanup can run.
+fn private_tmp(cmd: &mut Command, run_dir: &Path) -> Result<(), OracleError> {
+    let tmp = run_dir.join("tmp");
+    fs::create_dir(&tmp).map_err(io_at(&tmp))?;
+    cmd.env("TMPDIR", &tmp).env("TMP", &tmp).env("TEMP", &tmp);
+    Ok(())
+}
+
+/// Quotes a word (a path, a command line) for a POSIX shell: for commands lopper builds and
+/// commands it prints for the user to paste.
+pub fn shell_quote(word: &str) -> String {
+    // try_quote fails only on NUL, which neither paths nor arguments hold.
+    shlex::try_quote(word).map_or_else(|_| word.to_string(), |q| q.into_owned())
+}
+
 /// Whether an executable file starts as the kernel can run it: a `#!` line or an ELF header.
 /// An unreadable file passes; running it will say why.
 pub fn is_runnable(path: &Path) -> bool {
@@ -305,11 +350,7 @@ impl ScriptOracle {
                 c
             }
         };
-        // The test's own temporaries (`mktemp -d`) live in the run directory, so they go with
-        // it even when the test is killed before its cleanup can run.
-        let tmp = dir.join("tmp");
-        fs::create_dir(&tmp).map_err(io_at(&tmp))?;
-        cmd.env("TMPDIR", &tmp).env("TMP", &tmp).env("TEMP", &tmp);
+        private_tmp(&mut cmd, &dir)?;
         let stdin = if self.criteria.stdin { Stdio::from(fs::File::open(&path).map_err(io_at(&path))?) } else { Stdio::null() };
         let (stdout, stderr) = (out(".lopper-stdout").map_err(io_at(&dir))?, out(".lopper-stderr").map_err(io_at(&dir))?);
         let program = match &self.test {
@@ -322,14 +363,7 @@ impl ScriptOracle {
 
     /// Waits up to `slice` for the test: how it ended, once it has (a timeout is an end).
     fn poll(&self, r: &mut Running, slice: Duration) -> Result<Option<Ending>, OracleError> {
-        let left = self.timeout.saturating_sub(r.started.elapsed());
-        if left.is_zero() {
-            return Ok(Some(Ending::TimedOut));
-        }
-        if self.interrupt.load(Ordering::SeqCst) {
-            return Err(OracleError::Interrupted);
-        }
-        Ok(r.child.wait_timeout(left.min(slice)).map_err(io_at(&r.dir))?.map(Ending::Exited))
+        poll_child(&mut r.child, r.started, self.timeout, &self.interrupt, slice, &r.dir)
     }
 
     /// Kills the test's whole process group (the test itself on timeout, interrupt or
@@ -337,8 +371,7 @@ impl ScriptOracle {
     /// reaps it, judges it by the criteria (reading its output when they need it), and
     /// removes its directory unless temporaries are kept.
     fn finish(&self, mut r: Running, ending: Result<Ending, OracleError>) -> Result<RunReport, OracleError> {
-        let _ = killpg(Pid::from_raw(r.child.id() as i32), Signal::SIGKILL);
-        let _ = r.child.wait();
+        kill_group(&mut r.child);
         let elapsed = r.started.elapsed();
         let read = |name: &str| -> String {
             fs::read(r.dir.join(name)).map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(1 << 20)..]).into_owned()).unwrap_or_default()
@@ -505,44 +538,31 @@ impl TransformRunner {
         let file = dir.join(&self.file_name);
         let out = dir.join(".lopper-out");
         fs::write(&file, program).map_err(io_at(&file))?;
-        // try_quote fails only on NUL, which no path holds.
-        let quote = |p: &Path| shlex::try_quote(&p.to_string_lossy()).map(|q| q.into_owned()).unwrap_or_default();
+        let quote = |p: &Path| shell_quote(&p.to_string_lossy());
         let line = self.command.replace("{file}", &quote(&file)).replace("{out}", &quote(&out)).replace("{n}", &n.to_string());
         let stderr_path = dir.join(".lopper-stderr");
         let stderr = fs::File::create(&stderr_path).map_err(io_at(&stderr_path))?;
-        let tmp = dir.join("tmp");
-        fs::create_dir(&tmp).map_err(io_at(&tmp))?;
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&line)
-            .current_dir(&dir)
-            .env("TMPDIR", &tmp)
-            .env("TMP", &tmp)
-            .env("TEMP", &tmp)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(stderr)
-            .process_group(0)
-            .spawn()
-            .map_err(io_at(Path::new("sh")))?;
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(&line).current_dir(&dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr).process_group(0);
+        private_tmp(&mut cmd, &dir)?;
+        let mut child = cmd.spawn().map_err(io_at(Path::new("sh")))?;
         let started = Instant::now();
-        let status = loop {
-            if self.interrupt.load(Ordering::SeqCst) {
-                let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
-                let _ = child.wait();
-                let _ = fs::remove_dir_all(&dir);
-                return Err(OracleError::Interrupted);
-            }
-            let left = self.timeout.saturating_sub(started.elapsed());
-            if left.is_zero() {
-                break None;
-            }
-            if let Some(s) = child.wait_timeout(left.min(Duration::from_millis(50))).map_err(io_at(&dir))? {
-                break Some(s);
+        let ending = loop {
+            match poll_child(&mut child, started, self.timeout, &self.interrupt, Duration::from_millis(50), &dir) {
+                Ok(Some(e)) => break Ok(e),
+                Ok(None) => {}
+                Err(e) => break Err(e),
             }
         };
-        let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
-        let _ = child.wait();
+        kill_group(&mut child);
+        let status = match ending {
+            Ok(Ending::Exited(s)) => Some(s),
+            Ok(Ending::TimedOut) => None,
+            Err(e) => {
+                let _ = fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
         let outcome = match status.and_then(|s| s.code()) {
             Some(0) => {
                 let variant = fs::read(&out).or_else(|_| fs::read(&file)).map_err(io_at(&file))?;

@@ -88,6 +88,6 @@ pub fn find_clang_delta() -> Option<PathBuf> {
 /// `clang_delta --transformation=T --counter={n} {file} > {out}` (it prints the variant,
 /// and exits 1 when the counter passes the last instance).
 pub fn clang_delta(binary: &Path, transformation: &str) -> String {
-    let bin = shlex::try_quote(&binary.to_string_lossy()).map(|q| q.into_owned()).unwrap_or_default();
+    let bin = crate::oracle::shell_quote(&binary.to_string_lossy());
     format!("{bin} --transformation={transformation} --counter={{n}} {{file}} > {{out}}")
 }
