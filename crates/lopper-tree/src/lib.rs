@@ -220,9 +220,24 @@ impl Tree {
         self.token_order.len()
     }
 
-    /// The texts of the unedited tree's tokens, in source order.
-    pub fn tokens(&self) -> impl Iterator<Item = &str> + '_ {
-        self.token_order.iter().map(|&t| self.token_text(t))
+    /// The unedited tree's token nodes, in source order.
+    pub fn token_ids(&self) -> &[NodeId] {
+        &self.token_order
+    }
+
+    /// The token nodes of `id`'s subtree, in source order (a slice of [`Tree::token_ids`]:
+    /// a subtree's tokens are contiguous).
+    pub fn subtree_token_ids(&self, id: NodeId) -> &[NodeId] {
+        let len = self.node(id).tokens as usize;
+        let mut n = id;
+        while self.node(n).kind != NodeKind::Token {
+            match self.node(n).children.iter().find(|c| self.node(**c).tokens > 0) {
+                Some(c) => n = *c,
+                None => return &[],
+            }
+        }
+        let start = self.token_index[n.0 as usize] as usize;
+        &self.token_order[start..start + len]
     }
 
     /// The source's line break: `"\r\n"` when it has any CRLF, else `"\n"`. Rendering

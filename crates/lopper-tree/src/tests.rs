@@ -116,7 +116,10 @@ fn crlf_lines() -> (Tree, Vec<NodeId>) {
 fn crlf_sources_get_crlf_line_breaks_only() {
     let (t, ids) = crlf_lines();
     assert_eq!(t.line_break(), "\r\n");
-    assert_eq!(t.tokens().collect::<Vec<_>>(), ["a", ";", "x", ";", "b", ";", "c", ";"]);
+    assert_eq!(t.token_ids().iter().map(|&id| t.token_text(id)).collect::<Vec<_>>(), ["a", ";", "x", ";", "b", ";", "c", ";"]);
+    let second: Vec<&str> = t.subtree_token_ids(ids[1]).iter().map(|&id| t.token_text(id)).collect();
+    assert_eq!(second, ["x", ";"]);
+    assert_eq!(t.subtree_token_ids(t.root()), t.token_ids());
     let render = |deleted: &[usize]| {
         let e = deleted.iter().fold(EditSet::default(), |e, &i| e.with(ids[i], Edit::Delete));
         t.render(&e, RenderOptions::default())

@@ -6,7 +6,7 @@
 //! `//! lopper: identifier = rule`) and its aliases; names the grammar uses as literal
 //! tokens (keywords) are never chosen.
 
-use super::{token_nodes, Context, Instance, Pass};
+use super::{Context, Instance, Pass};
 use lopper_grammar::{PnfRule, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId};
 use std::collections::HashSet;
@@ -49,7 +49,7 @@ impl Pass for Identifiers {
         self.renames.clear();
         let g = cx.grammar;
         let mut groups: Vec<(String, Vec<NodeId>)> = Vec::new();
-        for id in token_nodes(cx.tree) {
+        for &id in cx.tree.token_ids() {
             if !cx.tree.node(id).symbol.is_some_and(|s| g.is_identifier(s)) {
                 continue;
             }

@@ -4,7 +4,7 @@
 //! strings are nodes whose first and last tokens are the same quote character, or single
 //! tokens quoted so (grammar files' atomic string rules).
 
-use super::{subtree_tokens, token_nodes, Context, Instance, Pass};
+use super::{Context, Instance, Pass};
 use lopper_grammar::{PnfRule, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
 
@@ -32,7 +32,7 @@ impl Pass for Literals {
         while let Some(n) = order.pop() {
             let node = t.node(n);
             if node.kind != NodeKind::Token && node.tokens >= 3 {
-                let toks = subtree_tokens(t, n);
+                let toks = t.subtree_token_ids(n);
                 let (first, last) = (t.token_text(toks[0]), t.token_text(toks[toks.len() - 1]));
                 // Only the ends may be quotes: `"a" + "b"` is not one string.
                 let inner_quote = toks[1..toks.len() - 1].iter().any(|&x| t.token_text(x) == first);
@@ -50,7 +50,7 @@ impl Pass for Literals {
             }
             order.extend(node.children.iter().rev());
         }
-        for id in token_nodes(t) {
+        for &id in t.token_ids() {
             if in_string[id.0 as usize] || !lexical(id) {
                 continue;
             }

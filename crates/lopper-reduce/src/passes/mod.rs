@@ -119,31 +119,5 @@ pub fn create(name: &str) -> Option<Box<dyn Pass>> {
     })
 }
 
-/// Tokens of the tree in source order with their node ids (a helper for lexical passes).
-pub(crate) fn token_nodes(tree: &Tree) -> Vec<lopper_tree::NodeId> {
-    let mut out = Vec::with_capacity(tree.token_count());
-    tree.walk(&EditSet::default(), |id| {
-        if tree.node(id).kind == lopper_tree::NodeKind::Token {
-            out.push(id);
-        }
-        true
-    });
-    out
-}
-
-/// The tokens of `id`'s subtree in the unedited tree, in source order.
-pub(crate) fn subtree_tokens(tree: &Tree, id: lopper_tree::NodeId) -> Vec<lopper_tree::NodeId> {
-    let mut out = Vec::new();
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        let node = tree.node(n);
-        if node.kind == lopper_tree::NodeKind::Token {
-            out.push(n);
-        }
-        stack.extend(node.children.iter().rev());
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests;

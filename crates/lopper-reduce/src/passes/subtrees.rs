@@ -10,7 +10,7 @@
 //! plus its element; a regular rule its cheapest alternative. Instance `k` is the `k`-th
 //! node, largest first, whose expected symbol derives fewer tokens than the node has.
 
-use super::{subtree_tokens, token_nodes, Context, Instance, Pass};
+use super::{Context, Instance, Pass};
 use lopper_grammar::{PnfRule, SymbolId, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
 use std::collections::HashMap;
@@ -26,7 +26,7 @@ pub struct Subtrees {
 fn minimal(cx: Context<'_>) -> Vec<Option<(usize, String)>> {
     let g = cx.grammar;
     let mut examples: HashMap<SymbolId, &str> = HashMap::new();
-    for id in token_nodes(cx.tree) {
+    for &id in cx.tree.token_ids() {
         if let Some(s) = cx.tree.node(id).symbol {
             let t = cx.tree.token_text(id);
             let e = examples.entry(s).or_insert(t);
@@ -95,7 +95,7 @@ impl Pass for Subtrees {
             if *cost >= node.tokens as usize {
                 continue;
             }
-            let tokens = subtree_tokens(t, id);
+            let tokens = t.subtree_token_ids(id);
             let Some((&first, rest)) = tokens.split_first() else { continue };
             let mut e = if text.is_empty() { EditSet::default().with(first, Edit::Delete) } else { EditSet::default().with(first, Edit::Text(text.clone())) };
             for &x in rest {

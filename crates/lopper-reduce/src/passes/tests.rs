@@ -35,7 +35,7 @@ impl Pass for Zero {
         "zero"
     }
     fn prepare(&mut self, cx: Context<'_>) {
-        self.1 = token_nodes(cx.tree).into_iter().filter(|&t| cx.tree.token_text(t).starts_with(|c: char| c.is_ascii_digit())).collect();
+        self.1 = cx.tree.token_ids().iter().copied().filter(|&t| cx.tree.token_text(t).starts_with(|c: char| c.is_ascii_digit())).collect();
     }
     fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
         self.0.borrow_mut().push(k);

@@ -4,7 +4,7 @@
 //! keyword and its semicolon). The grammar check screens every variant, so only what still
 //! parses is tested.
 
-use super::{token_nodes, Context, Instance, Pass};
+use super::{Context, Instance, Pass};
 use lopper_tree::{Edit, EditSet, NodeId};
 
 /// The farthest apart two tokens of a deleted pair may be (in tokens).
@@ -46,7 +46,7 @@ impl Pass for Tokens {
     }
 
     fn prepare(&mut self, cx: Context<'_>) {
-        self.tokens = token_nodes(cx.tree);
+        self.tokens = cx.tree.token_ids().to_vec();
     }
 
     fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
