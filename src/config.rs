@@ -135,7 +135,8 @@ impl Reduction {
             TestCommand::Script(t) => Some(t.as_path()),
             TestCommand::Shell(_) => None,
         };
-        let output = Output::plan(&file, a.output.as_deref(), script, &output::ReductionLog::default_dir()).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        let output = Output::plan(&file, text.as_bytes(), a.output.as_deref(), script, &output::ReductionLog::default_dir())
+            .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
         if let Some(stats) = &a.stats {
             output::check_writable_dir(stats).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
         }

@@ -88,13 +88,13 @@ fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 }
 
 impl Output {
-    /// Plans where results go for `input`: `-o out`, or in place. `test` is the test
+    /// Plans where results go for `input`, whose bytes are `now`: `-o out`, or in place. `test` is the test
     /// script, if any. `log_dir` holds the [`ReductionLog`]s that tell an earlier reduction
     /// of a backup from a stale backup.
     ///
     /// # Errors
     /// Any [`OutputError`]; nothing has been written then.
-    pub fn plan(input: &Path, out: Option<&Path>, test: Option<&Path>, log_dir: &Path) -> Result<Output, OutputError> {
+    pub fn plan(input: &Path, now: &[u8], out: Option<&Path>, test: Option<&Path>, log_dir: &Path) -> Result<Output, OutputError> {
         let meta = fs::metadata(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
         let mut plan = Output {
             path: input.to_path_buf(),
@@ -128,7 +128,6 @@ impl Output {
             return Ok(plan);
         }
         check_writable_dir(input)?;
-        let now = fs::read(input).map_err(|e| OutputError::Read(input.to_path_buf(), e))?;
         let orig = PathBuf::from(format!("{}.orig", input.display()));
         // FILE.orig, then FILE.orig.1, .2, ... as earlier runs that met a stale one left them.
         let existing: Vec<PathBuf> =
@@ -136,7 +135,7 @@ impl Output {
         // The newest backup that FILE is, or that lopper wrote FILE from, is the original.
         for old_path in existing.iter().rev() {
             let old = fs::read(old_path).map_err(|e| OutputError::Read(old_path.clone(), e))?;
-            if now == old || ReductionLog::new(log_dir, &old).contains(&now) {
+            if now == old || ReductionLog::new(log_dir, &old).contains(now) {
                 plan.notice = Some(format!("keeping the existing {} as the original ({} is it or a reduction of it)", old_path.display(), input.display()));
                 plan.log = Some(ReductionLog::new(log_dir, &old));
                 plan.backup = Some(old_path.clone());
@@ -152,7 +151,7 @@ impl Output {
                 fresh.display()
             ));
         }
-        plan.log = Some(ReductionLog::new(log_dir, &now));
+        plan.log = Some(ReductionLog::new(log_dir, now));
         plan.backup = Some(fresh);
         plan.backup_pending = true;
         Ok(plan)
