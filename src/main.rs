@@ -5,6 +5,7 @@
 
 use clap::{Args, Parser, Subcommand};
 mod config;
+mod generate;
 mod output;
 mod report;
 
@@ -160,6 +161,9 @@ enum Command {
     },
     /// List the languages lopper can load: name, extensions, where each comes from.
     Languages,
+    /// Reduce a generator's random choices instead of its output (GReduce): every candidate
+    /// is an output the generator itself makes (docs/generators.md).
+    Generate(generate::GenerateArgs),
     /// Inspect a language's grammar.
     Grammar {
         #[command(subcommand)]
@@ -206,6 +210,7 @@ fn run(cli: Cli) -> Result<(), Fail> {
     match cli.command {
         Some(Command::Parse { file, lang, grammar }) => parse_cmd(&file, lang.as_deref(), grammar.as_deref()),
         Some(Command::Languages) => languages_cmd(),
+        Some(Command::Generate(args)) => generate::generate_cmd(args),
         Some(Command::Grammar { command: GrammarCommand::Show { grammar } }) => grammar_show(&grammar),
         None => reduce_cmd(cli.reduce),
     }
@@ -295,20 +300,24 @@ fn output_tail(output: &str) -> String {
 
 /// The message and exit code for an original that failed its sanity runs.
 fn sanity_failure(r: &Reduction, e: SanityError) -> Fail {
-    let file = r.file.display();
-    let reproduce = format!("  reproduce: {}", r.reproduce_command());
+    sanity_failure_message(e, &format!("the original {}", r.file.display()), &format!("\n  reproduce: {}", r.reproduce_command()))
+}
+
+/// The message and exit code for a failed sanity check of `what` ("the original FILE"),
+/// with `reproduce` ("" or a line starting with a newline) after the first line.
+pub fn sanity_failure_message(e: SanityError, what: &str, reproduce: &str) -> Fail {
     match e {
         SanityError::TooSlow { limit, output } => Fail(
             exit::TOO_SLOW,
-            format!("the test is too slow on the original {file}: it did not finish within {} s (--timeout).\n{reproduce}{}", limit.as_secs_f64(), output_tail(&output)),
+            format!("the test is too slow on {what}: it did not finish within {} s (--timeout).{reproduce}{}", limit.as_secs_f64(), output_tail(&output)),
         ),
         SanityError::NotInteresting { runs, output } => {
-            Fail(exit::NOT_INTERESTING, format!("the original {file} is not interesting: the test said no ({runs} runs).\n{reproduce}{}", output_tail(&output)))
+            Fail(exit::NOT_INTERESTING, format!("{what} is not interesting: the test said no ({runs} runs).{reproduce}{}", output_tail(&output)))
         }
         SanityError::Flaky { yes, no, output } => Fail(
             exit::FLAKY,
             format!(
-                "the test is flaky: on the unchanged original {file} it said yes {yes} times and no {no} times; a reducer needs a deterministic test.\n{reproduce}{}",
+                "the test is flaky: on {what}, unchanged, it said yes {yes} times and no {no} times; a reducer needs a deterministic test.{reproduce}{}",
                 output_tail(&output)
             ),
         ),

@@ -5,6 +5,7 @@
 //! Transformations never spawn processes; only [`oracle::ScriptOracle`] does. The oracle
 //! never inspects trees: it sees candidate text only.
 
+pub mod generator;
 pub mod minimize;
 pub mod oracle;
 pub mod passes;

@@ -1,0 +1,369 @@
+# lopper's trace shim for Python generators (docs/generators.md).
+#
+# lopper puts this directory first on PYTHONPATH, so Python imports this file at start-up,
+# before the generator's own code. It wraps the `random` module's functions and the methods
+# of `random.Random` (and so of every instance a library makes) and, following the
+# environment:
+#   LOPPER_TRACE_MODE=record  runs them as usual and records each call;
+#   LOPPER_TRACE_MODE=replay  answers each call from the trace in LOPPER_TRACE_IN, aligned
+#                             by call stack (LOPPER_TRACE_ALIGN = halt | re-align), and
+#                             records what it answered.
+# The record goes to LOPPER_TRACE_OUT as JSON lines; LOPPER_TRACE_REPORT gets one JSON
+# object saying how the replay went. Child processes are left alone.
+import os
+import sys
+
+_MODE = os.environ.get("LOPPER_TRACE_MODE")
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+
+if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
+    os.environ["LOPPER_TRACE_ACTIVE"] = "1"
+    import atexit
+    import json
+    import random as _random
+
+    _R = _random.Random
+    _orig = {}
+    _out = []  # recorded calls, as dicts
+    _depth = [0]  # > 0 while inside a wrapped call: nested calls are the original's business
+    _live = {}  # id(frame) -> (frame, invocation number), for the frames of the last call's stack
+    _next_inv = [0]
+    _skip = {os.path.abspath(_random.__file__), os.path.abspath(__file__)}
+    _halt_code = 86
+
+    def _stack():
+        """The call stack outside random.py and this file, outermost first: [[invocation, "file:line"], ...]."""
+        global _live
+        frames = []
+        f = sys._getframe(2)
+        while f is not None:
+            if os.path.abspath(f.f_code.co_filename) not in _skip:
+                frames.append(f)
+            f = f.f_back
+        frames.reverse()
+        live = {}
+        out = []
+        for f in frames:
+            known = _live.get(id(f))
+            if known is not None and known[0] is f:
+                inv = known[1]
+            else:
+                _next_inv[0] += 1
+                inv = _next_inv[0]
+            live[id(f)] = (f, inv)
+            out.append([inv, "%s:%d" % (os.path.basename(f.f_code.co_filename), f.f_lineno)])
+        _live = live
+        return out
+
+    # Per API: (shape of the arguments, the original's answer as a JSON value, whether a value
+    # fits this call, the smallest value, the largest value, the result for a value).
+    def _norm_range(start, stop=None, step=1):
+        if stop is None:
+            start, stop = 0, start
+        return range(start, stop, step)
+
+    def _int(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def _num(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    _APIS = {}
+
+    def _api(name):
+        def register(cls):
+            _APIS[name] = cls
+            return cls
+
+        return register
+
+    @_api("random")
+    class _Random:
+        def shape(self, a, k):
+            return []
+
+        def record(self, orig, me, a, k):
+            v = orig(me, *a, **k)
+            return v, v
+
+        def fits(self, v, s):
+            return isinstance(v, float) and 0.0 <= v < 1.0
+
+        def low(self, s):
+            return 0.0
+
+        def high(self, s):
+            return 0.9999999999999999
+
+        def result(self, v, me, a, k):
+            return v
+
+    @_api("uniform")
+    class _Uniform(_Random):
+        def shape(self, a, k):
+            return [a[0] if a else k["a"], a[1] if len(a) > 1 else k["b"]]
+
+        def fits(self, v, s):
+            return _num(v) and min(s) <= v <= max(s)
+
+        def low(self, s):
+            return s[0]
+
+        def high(self, s):
+            return s[1]
+
+    @_api("gauss")
+    class _Gauss(_Random):
+        def shape(self, a, k):
+            return [a[0] if a else k.get("mu", 0.0), a[1] if len(a) > 1 else k.get("sigma", 1.0)]
+
+        def fits(self, v, s):
+            return _num(v)
+
+        def low(self, s):
+            return s[0]
+
+        def high(self, s):
+            return s[0]
+
+    _APIS["normalvariate"] = _Gauss
+
+    @_api("randrange")
+    class _Randrange(_Random):
+        def shape(self, a, k):
+            r = _norm_range(*a, **k)
+            return [r.start, r.stop, r.step]
+
+        def fits(self, v, s):
+            return _int(v) and v in range(*s)
+
+        def low(self, s):
+            return range(*s)[0]
+
+        def high(self, s):
+            return range(*s)[-1]
+
+    @_api("randint")
+    class _Randint(_Randrange):
+        def shape(self, a, k):
+            return [a[0], a[1] + 1, 1]
+
+    @_api("getrandbits")
+    class _Getrandbits(_Random):
+        def shape(self, a, k):
+            return [a[0] if a else k["k"]]
+
+        def fits(self, v, s):
+            return _int(v) and 0 <= v < (1 << s[0])
+
+        def low(self, s):
+            return 0
+
+        def high(self, s):
+            return (1 << s[0]) - 1
+
+    @_api("choice")
+    class _Choice(_Random):
+        # The value is the chosen index; the original chooses from range(n), which draws
+        # exactly the random numbers it draws for the sequence itself.
+        def shape(self, a, k):
+            return [len(a[0])]
+
+        def record(self, orig, me, a, k):
+            i = orig(me, range(len(a[0])))
+            return i, a[0][i]
+
+        def fits(self, v, s):
+            return _int(v) and 0 <= v < s[0]
+
+        def low(self, s):
+            if not s[0]:
+                raise IndexError("empty sequence")
+            return 0
+
+        def high(self, s):
+            return s[0] - 1
+
+        def result(self, v, me, a, k):
+            return a[0][v]
+
+    @_api("choices")
+    class _Choices(_Choice):
+        def shape(self, a, k):
+            return [len(a[0]), k.get("k", 1)]
+
+        def record(self, orig, me, a, k):
+            idx = orig(me, range(len(a[0])), *a[1:], **k)
+            return idx, [a[0][i] for i in idx]
+
+        def fits(self, v, s):
+            return isinstance(v, list) and len(v) == s[1] and all(_int(i) and 0 <= i < s[0] for i in v)
+
+        def low(self, s):
+            if not s[0] and s[1]:
+                raise IndexError("empty population")
+            return [0] * s[1]
+
+        def high(self, s):
+            return [s[0] - 1] * s[1]
+
+        def result(self, v, me, a, k):
+            return [a[0][i] for i in v]
+
+    @_api("sample")
+    class _Sample(_Choices):
+        def shape(self, a, k):
+            return [len(a[0]), a[1] if len(a) > 1 else k["k"]]
+
+        def record(self, orig, me, a, k):
+            idx = orig(me, range(len(a[0])), *a[1:], **k)
+            return idx, [a[0][i] for i in idx]
+
+        def fits(self, v, s):
+            return isinstance(v, list) and len(v) == s[1] and len(set(v)) == len(v) and all(_int(i) and 0 <= i < s[0] for i in v)
+
+        def low(self, s):
+            if s[1] > s[0] or s[1] < 0:
+                raise ValueError("sample larger than population")
+            return list(range(s[1]))
+
+        def high(self, s):
+            return list(range(s[0] - s[1], s[0]))
+
+    @_api("shuffle")
+    class _Shuffle(_Random):
+        def shape(self, a, k):
+            return [len(a[0])]
+
+        def record(self, orig, me, a, k):
+            perm = list(range(len(a[0])))
+            orig(me, perm)
+            self.result(perm, me, a, k)
+            return perm, None
+
+        def fits(self, v, s):
+            return isinstance(v, list) and all(_int(i) for i in v) and sorted(v) == list(range(s[0]))
+
+        def low(self, s):
+            return list(range(s[0]))
+
+        def high(self, s):
+            return list(range(s[0]))
+
+        def result(self, v, me, a, k):
+            old = list(a[0])
+            a[0][:] = [old[i] for i in v]
+            return None
+
+    _trace_in = []
+    _pos = [0]
+    _misaligned = []
+    _align = os.environ.get("LOPPER_TRACE_ALIGN", "re-align")
+    if _MODE == "replay":
+        with open(os.environ["LOPPER_TRACE_IN"]) as f:
+            _trace_in = [json.loads(line) for line in f if line.strip()]
+
+    def _key(stack):
+        return " ".join(site for _, site in stack)
+
+    def _flush():
+        path = os.environ.get("LOPPER_TRACE_OUT")
+        if path:
+            with open(path, "w") as f:
+                for e in _out:
+                    f.write(json.dumps(e, separators=(",", ":")) + "\n")
+        report = os.environ.get("LOPPER_TRACE_REPORT")
+        if report:
+            with open(report, "w") as f:
+                json.dump({"consumed": _pos[0], "of": len(_trace_in), "misaligned": _misaligned}, f)
+
+    atexit.register(_flush)
+
+    def _halt(at, why):
+        sys.stderr.write("lopper-trace: halt at trace entry %d: %s\n" % (at, why))
+        _misaligned.append(at)
+        _flush()
+        sys.stderr.flush()
+        os._exit(_halt_code)
+
+    _fwd = {}  # this run's invocation -> the trace's, for the entries consumed so far
+    _back = {}  # the trace's invocation -> this run's
+
+    def _matches(e, name, key, stack):
+        """Whether trace entry e can answer this call: the same API and call sites, and no
+        frame of it already tied to another invocation (so that an entry from the next loop
+        iteration never answers a call in this one)."""
+        if e["api"] != name or (e.get("key") or _key(e["stack"])) != key:
+            return False
+        for (mine, _), (theirs, _) in zip(stack, e["stack"]):
+            if _fwd.get(mine, theirs) != theirs or _back.get(theirs, mine) != mine:
+                return False
+        return True
+
+    def _replayed(name, api, stack, shape):
+        """The value for this call from the trace: aligned by call stack, else as _align says."""
+        key = _key(stack)
+        p = _pos[0]
+        if p < len(_trace_in) and _matches(_trace_in[p], name, key, stack):
+            q = p
+        elif _align == "halt":
+            expected = _trace_in[p]["api"] if p < len(_trace_in) else "the end of the trace"
+            _halt(p, "expected %s, the generator called %s at %s" % (expected, name, key))
+        else:
+            # re-align: resume at the next entry for this call, or answer the smallest value.
+            q = next((j for j in range(p + 1, len(_trace_in)) if _matches(_trace_in[j], name, key, stack)), None)
+            _misaligned.append(p)
+            if q is None:
+                return api.low(shape)
+        for (mine, _), (theirs, _) in zip(stack, _trace_in[q]["stack"]):
+            _fwd[mine] = theirs
+            _back[theirs] = mine
+        _pos[0] = q + 1
+        v = _trace_in[q].get("value")
+        if isinstance(v, dict) and "lopper" in v:
+            v = api.high(shape) if v["lopper"] == "high" else api.low(shape)
+        return v if api.fits(v, shape) else api.low(shape)
+
+    def _wrap(name, api):
+        orig = getattr(_R, name)
+
+        def wrapper(self, *a, **k):
+            if _depth[0]:
+                return orig(self, *a, **k)
+            try:
+                shape = api.shape(a, k)
+            except Exception:
+                return orig(self, *a, **k)
+            _depth[0] += 1
+            try:
+                stack = _stack()
+                if _MODE == "record":
+                    value, result = api.record(orig, self, a, k)
+                    if name == "shuffle":
+                        result = None
+                else:
+                    try:
+                        range_ok = api.low(shape) is not None
+                    except (IndexError, ValueError):
+                        range_ok = False
+                    if not range_ok:
+                        return orig(self, *a, **k)  # raises as the original does (empty range or sequence)
+                    value = _replayed(name, api, stack, shape)
+                    result = api.result(value, self, a, k)
+                _out.append({"api": name, "args": shape, "value": value, "stack": stack})
+                return result
+            finally:
+                _depth[0] -= 1
+
+        wrapper.__name__ = name
+        wrapper.__doc__ = orig.__doc__
+        return wrapper
+
+    for _name, _cls in _APIS.items():
+        if hasattr(_R, _name):
+            _orig[_name] = getattr(_R, _name)
+            setattr(_R, _name, _wrap(_name, _cls()))
+            # The module-level functions are bound methods of a hidden instance, bound at import.
+            if hasattr(_random, "_inst") and hasattr(_random, _name):
+                setattr(_random, _name, getattr(_random._inst, _name))

@@ -1,0 +1,494 @@
+//! Generator-based reduction (GReduce: Ren et al., "Validity-Preserving Delta Debugging via
+//! Generator", 2024): instead of editing the failing input, lopper edits the trace of random
+//! choices that made it and re-runs the generator aligned to the edited trace, so every
+//! candidate is an output the generator itself can produce.
+//!
+//! - [`trace`]: the choices, as the shims write them, and their edits;
+//! - [`patterns`]: the reducible loop and selection patterns, from call stacks;
+//! - this module: the search. The *tree* strategy (GReduce's best) deletes loop iterations
+//!   largest loop first with the list minimizer, flips selections, then lowers the other
+//!   choices; the *sequence* strategy runs ddmin over the flat list of choices. Both repeat
+//!   to a fixpoint. A candidate is accepted when its output is interesting and smaller
+//!   (bytes, then the number of choices, then choices not at their smallest value, so
+//!   that canonical values win at equal size); the new best trace is the one the re-execution
+//!   recorded, so misalignments never accumulate.
+//!
+//! Generator runs go through [`crate::oracle::generator::GeneratorRunner`], tests through the
+//! [`Oracle`]; this module spawns nothing itself.
+
+pub mod patterns;
+pub mod trace;
+
+use crate::minimize::ddmin::ddmin;
+use crate::oracle::generator::{Align, GeneratorRun, GeneratorRunner, RunFailure};
+use crate::oracle::{Oracle, OracleError, Verdict};
+use patterns::Loop;
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+use trace::{Trace, HIGH, LOW};
+
+/// How the trace is searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Loops (iterations deleted, largest loop first), selections (flipped), then the other
+    /// choices (lowered): GReduce's tree-based strategy.
+    Tree,
+    /// ddmin over the flat sequence of choices: GReduce's sequence-based strategy.
+    Sequence,
+}
+
+impl Strategy {
+    /// Every strategy with its name on the command line.
+    pub const ALL: [(Strategy, &'static str); 2] = [(Strategy::Tree, "tree"), (Strategy::Sequence, "sequence")];
+}
+
+/// Options of a generator reduction.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    /// Misalignment handling. Default: re-align (GReduce's best).
+    pub align: Align,
+    /// The search. Default: tree.
+    pub strategy: Strategy,
+    /// Candidates generated and judged at once (the result does not depend on it).
+    pub jobs: usize,
+    /// Repeat until a round changes nothing. Default: on.
+    pub fixpoint: bool,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions { align: Align::Realign, strategy: Strategy::Tree, jobs: 1, fixpoint: true }
+    }
+}
+
+/// Counts of a generator reduction (all in `--stats`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct GenStats {
+    /// Choices in the first trace.
+    pub choices_before: usize,
+    /// Choices in the final trace.
+    pub choices_after: usize,
+    /// Bytes of the first output.
+    pub bytes_before: usize,
+    /// Bytes of the final output.
+    pub bytes_after: usize,
+    /// Generator runs (recording and every replay, bypass retries included).
+    pub generator_runs: usize,
+    /// Candidates whose replay failed: halted by alignment, or the generator failed.
+    pub infeasible: usize,
+    /// Replays that had to re-align at least once.
+    pub realigned: usize,
+    /// Candidates whose output was not smaller than the best's (not tested).
+    pub not_smaller: usize,
+    /// Interestingness tests run by the search (the sanity runs are the caller's).
+    pub tests: usize,
+    /// Candidates answered from the verdict cache (same output seen before).
+    pub cache_hits: usize,
+    /// Candidates accepted.
+    pub accepted: usize,
+    /// Rounds run.
+    pub rounds: usize,
+    /// Seconds of the whole search.
+    pub seconds: f64,
+}
+
+/// The result of a generator reduction.
+#[derive(Clone, Debug)]
+pub struct GenOutcome {
+    /// The smallest interesting output found.
+    pub output: String,
+    /// The trace that makes it (JSON lines).
+    pub trace: String,
+    /// The counts.
+    pub stats: GenStats,
+    /// Whether Ctrl-C stopped the search.
+    pub interrupted: bool,
+}
+
+/// Receives each new best (to keep it on disk).
+pub trait GenProgress {
+    /// A new best output and the trace that makes it.
+    ///
+    /// # Errors
+    /// Whatever keeping it failed with; it stops the search.
+    fn new_best(&mut self, output: &str, trace: &str, stats: &GenStats) -> std::io::Result<()>;
+}
+
+/// Why a generator reduction cannot start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    /// Running the generator or the test failed.
+    #[error(transparent)]
+    Oracle(#[from] OracleError),
+    /// The recording run did not produce an output.
+    #[error("{0}")]
+    Generator(String),
+    /// The recording run made no choices the shims see.
+    #[error("the generator made no random choices that lopper can see (Python's `random` module, Node's Math.random; see docs/generators.md)")]
+    NoChoices,
+    /// Replaying the recorded trace did not give the same output.
+    #[error("replaying the generator's own trace gave a different output: it uses randomness the shim does not see (numpy, os.urandom, hash order, time) or reads something that changed")]
+    NotReplayable,
+    /// A shim wrote a trace lopper cannot read.
+    #[error("the trace shim wrote an unreadable line {0}: {1}")]
+    BadTrace(usize, serde_json::Error),
+}
+
+/// Records the generator's failing run: its output and trace, checked by replaying the trace
+/// once (the same output must come out).
+///
+/// # Errors
+/// [`GenError::Generator`] if it fails, [`GenError::NoChoices`], [`GenError::NotReplayable`].
+pub fn record(runner: &GeneratorRunner) -> Result<(String, Trace), GenError> {
+    let run = runner.run(None, Align::Realign)?;
+    let output = match run.output {
+        Ok(o) => o,
+        Err(RunFailure::Failed(m)) => return Err(GenError::Generator(m)),
+        Err(RunFailure::Halted(at)) => return Err(GenError::Generator(format!("the recording run halted at entry {at}"))),
+    };
+    let trace = Trace::parse(&run.trace).map_err(|(l, e)| GenError::BadTrace(l, e))?;
+    if trace.is_empty() {
+        return Err(GenError::NoChoices);
+    }
+    let again = runner.run(Some(&trace.to_jsonl()), Align::Halt)?;
+    if again.output.as_ref().ok() != Some(&output) {
+        return Err(GenError::NotReplayable);
+    }
+    Ok((output, trace))
+}
+
+/// Replays `trace` (JSON lines) once and returns what the generator wrote.
+///
+/// # Errors
+/// [`GenError::Generator`] if the generator fails or alignment halts it.
+pub fn replay(runner: &GeneratorRunner, trace: &str, align: Align) -> Result<String, GenError> {
+    match runner.run(Some(trace), align)?.output {
+        Ok(o) => Ok(o),
+        Err(RunFailure::Halted(at)) => Err(GenError::Generator(format!("the replay halted at trace entry {at}: the generator asked for a different choice"))),
+        Err(RunFailure::Failed(m)) => Err(GenError::Generator(m)),
+    }
+}
+
+/// A candidate: a trace to replay, each entry's index in the base trace it was cut from, and
+/// (for bypass) the loops of that base.
+struct Candidate {
+    trace: Trace,
+    origin: Vec<usize>,
+    /// Never run: a count below what its call allows.
+    skip: bool,
+}
+
+/// The search state: the best output and trace, the verdict cache, the counts.
+struct Search<'a> {
+    runner: &'a GeneratorRunner,
+    oracle: &'a mut dyn Oracle,
+    opts: &'a GenOptions,
+    progress: &'a mut dyn GenProgress,
+    best_output: String,
+    best: Trace,
+    cache: HashMap<blake3::Hash, Verdict>,
+    stats: GenStats,
+}
+
+/// Reduces the generator's trace (GReduce), starting from the recorded `output` and `trace`,
+/// which the caller has found interesting (sanity runs). Every new best goes to `progress`
+/// before the search goes on.
+///
+/// # Errors
+/// Oracle errors other than an interrupt (which ends the search with `interrupted` set).
+pub fn reduce_trace(
+    runner: &GeneratorRunner,
+    oracle: &mut dyn Oracle,
+    output: String,
+    trace: Trace,
+    opts: &GenOptions,
+    progress: &mut dyn GenProgress,
+) -> Result<GenOutcome, GenError> {
+    let started = Instant::now();
+    let runs_before = runner.runs();
+    let mut cache = HashMap::new();
+    cache.insert(blake3::hash(output.as_bytes()), Verdict::Interesting);
+    let stats = GenStats { choices_before: trace.len(), bytes_before: output.len(), ..GenStats::default() };
+    let mut s = Search { runner, oracle, opts, progress, best_output: output, best: trace, cache, stats };
+    let result = s.run();
+    s.stats.choices_after = s.best.len();
+    s.stats.bytes_after = s.best_output.len();
+    s.stats.generator_runs = runner.runs() - runs_before;
+    s.stats.seconds = started.elapsed().as_secs_f64();
+    let interrupted = match result {
+        Ok(()) => false,
+        Err(OracleError::Interrupted) => true,
+        Err(e) => return Err(e.into()),
+    };
+    Ok(GenOutcome { output: s.best_output, trace: s.best.to_jsonl(), stats: s.stats, interrupted })
+}
+
+impl Search<'_> {
+    fn run(&mut self) -> Result<(), OracleError> {
+        loop {
+            self.stats.rounds += 1;
+            let before = self.stats.accepted;
+            match self.opts.strategy {
+                Strategy::Tree => {
+                    self.loops()?;
+                    self.selections()?;
+                    self.values()?;
+                }
+                Strategy::Sequence => self.sequence()?,
+            }
+            if self.stats.accepted == before || !self.opts.fixpoint {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Deletes loop iterations, largest loop first, each loop with ddmin over its iterations
+    /// (after trying the fewest the count allows).
+    fn loops(&mut self) -> Result<(), OracleError> {
+        let mut done: HashSet<(String, usize)> = HashSet::new();
+        loop {
+            let base = self.best.clone();
+            let mut loops = patterns::loops(&base);
+            loops.sort_by_key(|l| std::cmp::Reverse(l.span()));
+            let id = |l: &Loop| {
+                let key = base.choices[l.count].key();
+                (key.clone(), base.choices[..l.count].iter().filter(|c| c.key() == key).count())
+            };
+            let Some(l) = loops.iter().find(|l| l.iterations.len() > l.min && !done.contains(&id(l))).cloned() else { return Ok(()) };
+            done.insert(id(&l));
+            let n = l.iterations.len();
+            // The fewest iterations first (the first `min`), then ddmin.
+            let fewest: Vec<usize> = (0..l.min).collect();
+            let c = patterns::keep_iterations(&base, &l, &fewest);
+            if self.first(vec![Candidate { trace: c.0, origin: c.1, skip: false }], &loops)?.is_some() {
+                continue;
+            }
+            let min = l.min;
+            let jobs = self.opts.jobs;
+            ddmin((0..n).collect(), jobs, &mut |cands: &[Vec<usize>]| {
+                let built: Vec<Candidate> = cands
+                    .iter()
+                    .map(|kept| {
+                        if kept.len() < min {
+                            // Fewer iterations than the count allows: never generated.
+                            Candidate { trace: Trace::default(), origin: Vec::new(), skip: true }
+                        } else {
+                            let (trace, origin) = patterns::keep_iterations(&base, &l, kept);
+                            Candidate { trace, origin, skip: false }
+                        }
+                    })
+                    .collect();
+                self.first(built, &loops)
+            })?;
+        }
+    }
+
+    /// Flips each selection to its largest value (the smallest is the values pass's), one at
+    /// a time in trace order.
+    fn selections(&mut self) -> Result<(), OracleError> {
+        let mut from = 0;
+        loop {
+            let base = self.best.clone();
+            let picks: Vec<usize> = (from..base.len()).filter(|&j| base.choices[j].is_selection() && !base.choices[j].value.get().contains("lopper")).collect();
+            if picks.is_empty() {
+                return Ok(());
+            }
+            let mut answered = None;
+            for chunk in picks.chunks(self.opts.jobs.max(1)) {
+                let cands = chunk
+                    .iter()
+                    .map(|&j| {
+                        let mut t = base.clone();
+                        t.choices[j] = t.choices[j].with_value(HIGH);
+                        Candidate { trace: t, origin: (0..base.len()).collect(), skip: false }
+                    })
+                    .collect();
+                if let Some(i) = self.first(cands, &[])? {
+                    answered = Some(chunk[i]);
+                    break;
+                }
+            }
+            match answered {
+                Some(j) => from = j + 1,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Lowers choices to the smallest value their call allows: all at once first, then ddmin
+    /// over the choices left as they are.
+    fn values(&mut self) -> Result<(), OracleError> {
+        let base = self.best.clone();
+        let movable: Vec<usize> = (0..base.len()).filter(|&j| !base.choices[j].is_low()).collect();
+        if movable.is_empty() {
+            return Ok(());
+        }
+        let lowered = |kept: &[usize]| {
+            let mut t = base.clone();
+            for j in &movable {
+                if !kept.contains(j) {
+                    t.choices[*j] = t.choices[*j].with_value(LOW);
+                }
+            }
+            Candidate { trace: t, origin: (0..base.len()).collect(), skip: false }
+        };
+        if self.first(vec![lowered(&[])], &[])?.is_some() {
+            return Ok(());
+        }
+        let jobs = self.opts.jobs;
+        ddmin(movable.clone(), jobs, &mut |cands: &[Vec<usize>]| {
+            let built = cands.iter().map(|k| lowered(k)).collect();
+            self.first(built, &[])
+        })?;
+        Ok(())
+    }
+
+    /// ddmin over the flat sequence of choices (deleted choices get the smallest value when
+    /// the generator still asks for them, under re-align).
+    fn sequence(&mut self) -> Result<(), OracleError> {
+        let base = self.best.clone();
+        let keep = |kept: &[usize]| Candidate {
+            trace: Trace { choices: kept.iter().map(|&j| base.choices[j].clone()).collect() },
+            origin: kept.to_vec(),
+            skip: false,
+        };
+        if self.first(vec![keep(&[])], &[])?.is_some() {
+            return Ok(());
+        }
+        let jobs = self.opts.jobs;
+        ddmin((0..base.len()).collect(), jobs, &mut |cands: &[Vec<usize>]| {
+            let built = cands.iter().map(|k| keep(k)).collect();
+            self.first(built, &[])
+        })?;
+        Ok(())
+    }
+
+    /// Replays the candidates (up to `jobs` generator runs at once), judges their outputs in
+    /// order, and accepts the first interesting one that is smaller than the best; answers
+    /// its index. Candidates with an empty trace and no origin are never run (infeasible).
+    fn first(&mut self, cands: Vec<Candidate>, loops: &[Loop]) -> Result<Option<usize>, OracleError> {
+        let jobs = self.opts.jobs.max(1);
+        let mut replayed: Vec<Option<Result<GeneratorRun, OracleError>>> = Vec::with_capacity(cands.len());
+        for chunk in cands.chunks(jobs) {
+            let runner = self.runner;
+            let (align, bypass_loops) = (self.opts.align, if self.opts.align == Align::Bypass { loops } else { &[] });
+            let results: Vec<Option<Result<GeneratorRun, OracleError>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk.iter().map(|c| scope.spawn(move || (!c.skip).then(|| replay_candidate(runner, c, bypass_loops, align)))).collect();
+                handles.into_iter().map(|h| h.join().expect("a replay thread does not panic")).collect()
+            });
+            replayed.extend(results);
+        }
+        // Verdicts known without a test, in order; the first interesting one bounds the tests.
+        let mut known: Vec<Option<Verdict>> = Vec::with_capacity(cands.len());
+        let mut outputs: Vec<Option<(String, String)>> = Vec::with_capacity(cands.len());
+        for r in replayed {
+            let Some(r) = r else {
+                self.stats.infeasible += 1;
+                known.push(Some(Verdict::NotInteresting));
+                outputs.push(None);
+                continue;
+            };
+            let run = r?;
+            if !run.misaligned.is_empty() {
+                self.stats.realigned += 1;
+            }
+            match run.output {
+                Err(_) => {
+                    self.stats.infeasible += 1;
+                    known.push(Some(Verdict::NotInteresting));
+                    outputs.push(None);
+                }
+                Ok(out) => {
+                    let smaller = Trace::parse(&run.trace).is_ok_and(|t| measure(&out, &t) < measure(&self.best_output, &self.best));
+                    if !smaller {
+                        self.stats.not_smaller += 1;
+                        known.push(Some(Verdict::NotInteresting));
+                        outputs.push(None);
+                        continue;
+                    }
+                    let cached = self.cache.get(&blake3::hash(out.as_bytes())).copied();
+                    if cached.is_some() {
+                        self.stats.cache_hits += 1;
+                    }
+                    known.push(cached);
+                    outputs.push(Some((out, run.trace)));
+                }
+            }
+        }
+        let stop = known.iter().position(|v| *v == Some(Verdict::Interesting)).unwrap_or(known.len());
+        let untested: Vec<usize> = (0..stop).filter(|&i| known[i].is_none()).collect();
+        let mut winner = (stop < known.len()).then_some(stop);
+        if !untested.is_empty() {
+            let texts: Vec<&str> = untested.iter().map(|&i| outputs[i].as_ref().expect("untested candidates have output").0.as_str()).collect();
+            let verdicts = self.oracle.first_interesting(&texts)?;
+            self.stats.tests += verdicts.len();
+            for (k, v) in verdicts.iter().enumerate() {
+                let i = untested[k];
+                self.cache.insert(blake3::hash(texts[k].as_bytes()), *v);
+                if *v == Verdict::Interesting {
+                    winner = Some(i);
+                }
+            }
+        }
+        let Some(w) = winner else { return Ok(None) };
+        let (out, trace) = outputs[w].take().expect("the winner has output");
+        let trace = match Trace::parse(&trace) {
+            Ok(t) => t,
+            // An unreadable recorded trace cannot be built on; the candidate is dropped.
+            Err(_) => return Ok(None),
+        };
+        self.best_output = out;
+        self.best = trace;
+        self.stats.accepted += 1;
+        let jsonl = self.best.to_jsonl();
+        self.progress.new_best(&self.best_output, &jsonl, &self.stats).map_err(OracleError::Keep)?;
+        tracing::debug!(bytes = self.best_output.len(), choices = self.best.len(), "new best generator output");
+        Ok(Some(w))
+    }
+}
+
+/// The progress measure: output bytes, then choices, then choices not at their smallest
+/// value; every accepted candidate lowers it, so the search ends.
+fn measure(output: &str, trace: &Trace) -> (usize, usize, usize) {
+    (output.len(), trace.len(), trace.choices.iter().filter(|c| !c.is_low()).count())
+}
+
+/// Replays one candidate; under bypass, a halted replay is retried without the loop
+/// iteration (of `base`) around the misaligned entry, up to three times.
+fn replay_candidate(runner: &GeneratorRunner, c: &Candidate, loops: &[Loop], align: Align) -> Result<GeneratorRun, OracleError> {
+    let mut trace = c.trace.clone();
+    let mut origin = c.origin.clone();
+    let mut dropped: Vec<(usize, usize)> = Vec::new();
+    for _ in 0..4 {
+        let run = runner.run(Some(&trace.to_jsonl()), align)?;
+        let Err(RunFailure::Halted(at)) = &run.output else { return Ok(run) };
+        if align != Align::Bypass {
+            return Ok(run);
+        }
+        let at_base = origin.get(*at).copied().or_else(|| origin.last().map(|o| o + 1)).unwrap_or(0);
+        let Some((li, k)) = patterns::iteration_at(loops, at_base).filter(|p| !dropped.contains(p)) else { return Ok(run) };
+        dropped.push((li, k));
+        let l = &loops[li];
+        let gone = l.iterations[k].clone();
+        let kept_here = l.iterations.len() - dropped.iter().filter(|(x, _)| *x == li).count();
+        if kept_here < l.min {
+            return Ok(run);
+        }
+        let mut t = Trace::default();
+        let mut o = Vec::new();
+        for (j, ch) in trace.choices.iter().enumerate() {
+            let b = origin[j];
+            if gone.contains(&b) {
+                continue;
+            }
+            t.choices.push(if b == l.count { ch.with_value(&kept_here.to_string()) } else { ch.clone() });
+            o.push(b);
+        }
+        trace = t;
+        origin = o;
+    }
+    runner.run(Some(&trace.to_jsonl()), Align::Halt)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,142 @@
+//! The shims and the patterns on real generator runs (python3 and node, as the end-to-end
+//! tests use them; `tools/test` installs both).
+
+use super::patterns;
+use super::trace::{Trace, LOW};
+use crate::oracle::generator::{Align, GeneratorRunner, RunFailure};
+use std::ffi::OsString;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A password-list generator: a count of lines, each a length and that many characters
+/// (inside a generator expression: a frame of its own), then a coin for a suffix.
+const PASSWORDS: &str = r#"
+import random, sys
+random.seed(int(sys.argv[1]))
+n = random.randint(1, 10)
+for _ in range(n):
+    length = random.randint(8, 16)
+    pw = ''.join(random.choice('abcdefghij0123456789') for _ in range(length))
+    if random.random() < 0.3:
+        pw = pw + random.choice(['!', '?', '#'])
+    xs = list(range(4)); random.shuffle(xs)
+    print(pw, random.sample(range(10), 2), random.choices('xyz', k=2), xs, random.getrandbits(3), round(random.uniform(1, 2), 3))
+"#;
+
+fn runner(dir: &tempfile::TempDir, file: &str, source: &str, argv: &[&str]) -> GeneratorRunner {
+    let path = dir.path().join(file);
+    std::fs::write(&path, source).unwrap();
+    let mut args: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    args.insert(1, path.into_os_string());
+    GeneratorRunner::new(args, Duration::from_secs(60), Arc::new(AtomicBool::new(false))).unwrap()
+}
+
+fn plain_output(dir: &tempfile::TempDir, file: &str, argv: &[&str]) -> String {
+    let out = std::process::Command::new(argv[0]).arg(dir.path().join(file)).args(&argv[1..]).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn python_record_changes_nothing_and_replay_reproduces_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = runner(&dir, "gen.py", PASSWORDS, &["python3", "7"]);
+    let recorded = r.run(None, Align::Realign).unwrap();
+    let output = recorded.output.clone().unwrap();
+    assert_eq!(output, plain_output(&dir, "gen.py", &["python3", "7"]), "recording must not change what the generator draws");
+    let trace = Trace::parse(&recorded.trace).unwrap();
+    let apis: std::collections::BTreeSet<&str> = trace.choices.iter().map(|c| c.api.as_str()).collect();
+    for api in ["randint", "choice", "random", "shuffle", "sample", "choices", "getrandbits", "uniform"] {
+        assert!(apis.contains(api), "{api} not recorded: {apis:?}");
+    }
+    // Nested calls (randint -> randrange -> getrandbits) are recorded once, at the outside.
+    assert!(!apis.contains("randrange"));
+    // A different seed does not matter on replay: every choice comes from the trace.
+    let replayed = r.run(Some(&trace.to_jsonl()), Align::Halt).unwrap();
+    assert_eq!(replayed.output.unwrap(), output);
+    assert!(replayed.misaligned.is_empty());
+    assert_eq!(Trace::parse(&replayed.trace).unwrap().len(), trace.len());
+}
+
+#[test]
+fn halt_stops_and_realign_stays_in_the_same_invocation() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = runner(&dir, "gen.py", PASSWORDS, &["python3", "7"]);
+    let recorded = r.run(None, Align::Realign).unwrap();
+    let output = recorded.output.unwrap();
+    let mut trace = Trace::parse(&recorded.trace).unwrap();
+    // Drop the first line's first character choice: its length now asks for one more.
+    let first_char = trace.choices.iter().position(|c| c.api == "choice").unwrap();
+    trace.choices.remove(first_char);
+    let halted = r.run(Some(&trace.to_jsonl()), Align::Halt).unwrap();
+    assert!(matches!(halted.output, Err(RunFailure::Halted(_))), "{:?}", halted.output);
+    let realigned = r.run(Some(&trace.to_jsonl()), Align::Realign).unwrap();
+    let got = realigned.output.unwrap();
+    assert!(!realigned.misaligned.is_empty());
+    // The missing choice gets the smallest value ('a') at the end of the first password,
+    // and no later line changes: the next line's choices are not pulled forward.
+    let (want, got): (Vec<&str>, Vec<&str>) = (output.lines().collect(), got.lines().collect());
+    assert_eq!(want.len(), got.len());
+    assert_eq!(want[1..], got[1..]);
+    let (w, g) = (want[0].split(' ').next().unwrap(), got[0].split(' ').next().unwrap());
+    let length = trace.choices[1].int_value().unwrap() as usize;
+    assert_eq!(g, format!("{}a{}", &w[1..length], &w[length..]), "{w} -> {g}");
+}
+
+#[test]
+fn loops_are_found_with_their_iterations_and_lowered_counts_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = runner(&dir, "gen.py", PASSWORDS, &["python3", "7"]);
+    let trace = Trace::parse(&r.run(None, Align::Realign).unwrap().trace).unwrap();
+    let loops = patterns::loops(&trace);
+    let lines = trace.choices[0].int_value().unwrap() as usize;
+    let outer = loops.iter().find(|l| l.count == 0).expect("the line count is a loop");
+    assert_eq!(outer.iterations.len(), lines);
+    assert_eq!(outer.min, 1);
+    assert_eq!(outer.iterations.last().unwrap().end, trace.len());
+    // Each line's length is a loop over its characters, with the length's lower bound.
+    for it in &outer.iterations {
+        let inner = loops.iter().find(|l| l.count == it.start).expect("a length loop per line");
+        assert_eq!(inner.iterations.len() as i64, trace.choices[it.start].int_value().unwrap());
+        assert_eq!(inner.min, 8);
+        assert!(inner.iterations.iter().all(|r| r.len() == 1 && trace.choices[r.start].api == "choice"));
+    }
+    // Keeping the second line only: one line, as the original's second, on replay.
+    let (kept, origin) = patterns::keep_iterations(&trace, outer, &[1]);
+    assert_eq!(origin[0], 0);
+    let out = r.run(Some(&kept.to_jsonl()), Align::Halt).unwrap().output.unwrap();
+    let original = r.run(Some(&trace.to_jsonl()), Align::Halt).unwrap().output.unwrap();
+    assert_eq!(out, format!("{}\n", original.lines().nth(1).unwrap()));
+}
+
+#[test]
+fn low_markers_give_the_smallest_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = runner(&dir, "gen.py", PASSWORDS, &["python3", "7"]);
+    let mut trace = Trace::parse(&r.run(None, Align::Realign).unwrap().trace).unwrap();
+    for c in trace.choices.iter_mut() {
+        *c = c.with_value(LOW);
+    }
+    let run = r.run(Some(&trace.to_jsonl()), Align::Realign).unwrap();
+    // One line (count 1) of 8 'a's, no suffix coin... random() = 0.0 < 0.3 takes it: '!'.
+    assert_eq!(run.output.unwrap(), "aaaaaaaa! [0, 1] ['x', 'x'] [0, 1, 2, 3] 0 1\n");
+    assert!(Trace::parse(&run.trace).unwrap().choices.iter().all(|c| c.is_low()));
+}
+
+#[test]
+fn node_math_random_is_recorded_and_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "const n = 1 + Math.floor(Math.random() * 6);\nconst xs = [];\nfor (let i = 0; i < n; i++) xs.push(Math.floor(Math.random() * 100));\nconsole.log(xs.join(' '));\n";
+    let r = runner(&dir, "gen.js", src, &["node"]);
+    let recorded = r.run(None, Align::Realign).unwrap();
+    let trace = Trace::parse(&recorded.trace).unwrap();
+    let n: usize = recorded.output.as_ref().unwrap().split_whitespace().count();
+    assert_eq!(trace.len(), n + 1);
+    assert!(trace.choices.iter().all(|c| c.api == "random"));
+    let again = r.run(Some(&trace.to_jsonl()), Align::Halt).unwrap();
+    assert_eq!(again.output, recorded.output);
+    // All choices at their smallest: one element, 0.
+    let low = Trace { choices: trace.choices.iter().map(|c| c.with_value(LOW)).collect() };
+    assert_eq!(r.run(Some(&low.to_jsonl()), Align::Realign).unwrap().output.unwrap(), "0\n");
+}

@@ -1,0 +1,120 @@
+//! Traces: the random choices of one generator run, as the shims write them (JSON lines,
+//! docs/generators.md), and the edits the reducer makes to them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// One random choice: which API was called, the shape of its arguments, the value it
+/// answered, and the call stack it was made from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Choice {
+    /// The API (`randint`, `choice`, `random`, …).
+    pub api: String,
+    /// Its arguments' shape: `[start, stop, step]` for `randint`/`randrange`, `[len]` for
+    /// `choice`, `[len, k]` for `choices`/`sample`, `[]` for `random` (the shim's table).
+    pub args: Vec<serde_json::Value>,
+    /// The value, kept as written (integers of any size): a number, a list of indices, or
+    /// `{"lopper": "low"}` / `{"lopper": "high"}`, which the shim answers with the smallest
+    /// or largest value that fits the call.
+    pub value: Box<RawValue>,
+    /// The call stack, outermost frame first: (invocation number, `file:line`).
+    pub stack: Vec<(u64, String)>,
+}
+
+impl Choice {
+    /// The call sites, joined: what a replayed call must match (with the API).
+    pub fn key(&self) -> String {
+        self.stack.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(" ")
+    }
+
+    /// The value as an integer, if it is one.
+    pub fn int_value(&self) -> Option<i64> {
+        self.value.get().parse().ok()
+    }
+
+    /// The `i`-th argument as an integer.
+    pub fn int_arg(&self, i: usize) -> Option<i64> {
+        self.args.get(i).and_then(|a| a.as_i64())
+    }
+
+    /// Whether the value is already the one a `low` marker would give, as far as lopper can
+    /// tell without the shim (the shim stays the authority).
+    pub fn is_low(&self) -> bool {
+        let v = self.value.get();
+        match self.api.as_str() {
+            "randint" | "randrange" => self.int_value().is_some_and(|x| Some(x) == self.int_arg(0)),
+            "random" | "getrandbits" | "choice" => v.parse::<f64>().is_ok_and(|x| x == 0.0),
+            "uniform" | "gauss" | "normalvariate" => v.parse::<f64>().ok().zip(self.args.first().and_then(|a| a.as_f64())).is_some_and(|(x, a)| x == a),
+            "choices" => serde_json::from_str::<Vec<u64>>(v).is_ok_and(|xs| xs.iter().all(|&x| x == 0)),
+            "sample" | "shuffle" => serde_json::from_str::<Vec<u64>>(v).is_ok_and(|xs| xs.iter().enumerate().all(|(i, &x)| x == i as u64)),
+            _ => v.contains("\"low\""),
+        }
+    }
+
+    /// Whether the choice looks like a selection (GReduce's reducible selection pattern): a
+    /// coin that guards a block (`random() < p`, a choice of two, one random bit).
+    pub fn is_selection(&self) -> bool {
+        match self.api.as_str() {
+            "random" => true,
+            "choice" => self.int_arg(0) == Some(2),
+            "randint" | "randrange" => self.int_arg(0).zip(self.int_arg(1)).is_some_and(|(a, b)| b - a == 2),
+            "getrandbits" => self.int_arg(0) == Some(1),
+            _ => false,
+        }
+    }
+
+    /// This choice with the value `value` (JSON text).
+    pub fn with_value(&self, value: &str) -> Choice {
+        let mut c = self.clone();
+        c.value = RawValue::from_string(value.to_string()).expect("lopper writes valid JSON values");
+        c
+    }
+}
+
+/// The marker values the shims resolve.
+pub const LOW: &str = r#"{"lopper":"low"}"#;
+/// See [`LOW`].
+pub const HIGH: &str = r#"{"lopper":"high"}"#;
+
+/// A trace: the choices in the order they were made.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// The choices.
+    pub choices: Vec<Choice>,
+}
+
+impl Trace {
+    /// Reads JSON lines (blank lines skipped).
+    ///
+    /// # Errors
+    /// The first line that is not a choice, with its line number (from 1).
+    pub fn parse(text: &str) -> Result<Trace, (usize, serde_json::Error)> {
+        let mut choices = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if !line.trim().is_empty() {
+                choices.push(serde_json::from_str(line).map_err(|e| (i + 1, e))?);
+            }
+        }
+        Ok(Trace { choices })
+    }
+
+    /// Writes JSON lines, one choice per line.
+    pub fn to_jsonl(&self) -> String {
+        let mut s = String::new();
+        for c in &self.choices {
+            s.push_str(&serde_json::to_string(c).expect("a choice serializes"));
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Number of choices.
+    pub fn len(&self) -> usize {
+        self.choices.len()
+    }
+
+    /// Whether there are no choices.
+    pub fn is_empty(&self) -> bool {
+        self.choices.is_empty()
+    }
+}

@@ -1,0 +1,242 @@
+//! `lopper generate`: generator-based reduction (GReduce). Records the generator's failing
+//! run through the trace shims, reduces its choices in the library
+//! (`lopper_reduce::generator`), and, when the output's language is known, finishes with the
+//! usual pipeline on the smallest output.
+
+use crate::{exit, sanity_failure_message, Fail};
+use clap::Args;
+use lopper_reduce::generator::{self, GenOptions, GenProgress, GenStats, Strategy};
+use lopper_reduce::oracle::generator::{Align, GeneratorRunner};
+use lopper_reduce::{check_original, passes, sanity, Options, ScriptOracle};
+use std::ffi::OsString;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `lopper generate [OPTIONS] TEST -- CMD [ARGS...]`.
+#[derive(Args, Debug)]
+#[command(override_usage = "lopper generate [OPTIONS] -o OUT TEST -- CMD [ARGS...]\n       lopper generate --replay OUT.trace [-o OUT] -- CMD [ARGS...]")]
+pub struct GenerateArgs {
+    /// The interestingness test: an executable that gets the generated output's path as $1
+    /// and exits 0 while it still shows the behaviour.
+    #[arg(value_name = "TEST", required_unless_present = "replay")]
+    pub test: Option<PathBuf>,
+    /// The generator, exactly as it produced the failing output (with its seed): what it
+    /// writes to standard output is the test input. Python (`random`) and Node.js
+    /// (`Math.random`) generators are traced without changes (docs/generators.md).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<OsString>,
+    /// Write the smallest interesting output here; the trace that makes it goes to
+    /// OUT.trace (replay it with --replay).
+    #[arg(short, long, value_name = "OUT", required_unless_present = "replay")]
+    pub output: Option<PathBuf>,
+    /// The file name under which the test sees each output (its extension can name the
+    /// language). Default: OUT's file name.
+    #[arg(long, value_name = "FILE")]
+    pub name: Option<String>,
+    /// Replay this trace (e.g. OUT.trace) once and print what the generator writes (or
+    /// write it to -o), then exit.
+    #[arg(long, value_name = "TRACE")]
+    pub replay: Option<PathBuf>,
+    /// What a re-execution does with a choice the reduced trace does not line up with:
+    /// halt (drop the candidate), bypass (also drop the loop iteration around it), re-align
+    /// (the smallest value that fits, then resume at the next matching choice).
+    #[arg(long, default_value = "re-align", value_parser = parse_align)]
+    pub align: Align,
+    /// The search over the trace: tree (loops, selections, values; GReduce's tree-based
+    /// strategy) or sequence (ddmin over the flat list of choices).
+    #[arg(long, default_value = "tree", value_parser = parse_strategy)]
+    pub algorithm: Strategy,
+    /// After the generator's choices, reduce the output further with the usual passes when
+    /// its language is known (--lang, or the extension of --name / OUT). On by default.
+    #[arg(long)]
+    pub no_then_perses: bool,
+    /// The output's language for the final pass (default: from the file name's extension).
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<String>,
+    /// Time limit of one test run and of one generator run, in seconds. Default: 10x the
+    /// slowest sanity run, at least 10 s, at most 300 s.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Generator runs and tests at once (the result is the same for every N). Default:
+    /// the number of cores.
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Write the run's statistics as JSON to this file.
+    #[arg(long, value_name = "PATH")]
+    pub stats: Option<PathBuf>,
+    /// Print only errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn parse_align(name: &str) -> Result<Align, String> {
+    Align::ALL.iter().find(|(_, n)| *n == name).map(|(a, _)| *a).ok_or_else(|| format!("unknown alignment `{name}` (halt, bypass, re-align)"))
+}
+
+fn parse_strategy(name: &str) -> Result<Strategy, String> {
+    Strategy::ALL.iter().find(|(_, n)| *n == name).map(|(a, _)| *a).ok_or_else(|| format!("unknown algorithm `{name}` (tree, sequence)"))
+}
+
+/// Writes `text` to `path` through a temporary file beside it, so a reader never sees half.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// `OUT.trace`.
+fn trace_path(out: &Path) -> PathBuf {
+    let mut p = out.as_os_str().to_os_string();
+    p.push(".trace");
+    PathBuf::from(p)
+}
+
+/// Keeps every new best on disk (OUT and OUT.trace) and says so unless quiet.
+struct Keeper<'a> {
+    out: &'a Path,
+    quiet: bool,
+}
+
+impl GenProgress for Keeper<'_> {
+    fn new_best(&mut self, output: &str, trace: &str, stats: &GenStats) -> std::io::Result<()> {
+        write_atomic(&trace_path(self.out), trace)?;
+        write_atomic(self.out, output)?;
+        if !self.quiet {
+            eprintln!("lopper: {} bytes, {} choices ({} tests so far)", output.len(), trace.lines().count(), stats.tests);
+        }
+        Ok(())
+    }
+}
+
+/// Keeps each new best of the final pipeline in OUT.
+struct OutputKeeper<'a>(&'a Path);
+
+impl lopper_reduce::Progress for OutputKeeper<'_> {
+    fn new_best(&mut self, program: &str, _: &lopper_reduce::Stats) -> std::io::Result<()> {
+        write_atomic(self.0, program)
+    }
+}
+
+/// Runs `lopper generate`.
+pub fn generate_cmd(a: GenerateArgs) -> Result<(), Fail> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let given_timeout = a.timeout.map(Duration::from_secs_f64);
+    let mut runner = GeneratorRunner::new(a.command.clone(), given_timeout.unwrap_or(sanity::MAX_DERIVED_TIMEOUT), interrupt.clone())
+        .map_err(|e| Fail(exit::ERROR, e.to_string()))?;
+    if let Some(trace) = &a.replay {
+        let text = fs::read_to_string(trace).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read {}: {e}", trace.display())))?;
+        let out = generator::replay(&runner, &text, a.align).map_err(|e| Fail(exit::BAD_INPUT, e.to_string()))?;
+        return match &a.output {
+            Some(o) => write_atomic(o, &out).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", o.display()))),
+            None => {
+                let _ = std::io::stdout().lock().write_all(out.as_bytes());
+                Ok(())
+            }
+        };
+    }
+    let (Some(test), Some(out)) = (&a.test, &a.output) else { return Err(Fail(exit::USAGE, "TEST and -o OUT are needed".into())) };
+    let name = a.name.clone().or_else(|| out.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_else(|| "output.txt".into());
+    if fs::canonicalize(out).ok().is_some_and(|o| fs::canonicalize(test).ok() == Some(o)) {
+        return Err(Fail(exit::OUTPUT, format!("-o {} is the test itself; choose another path", out.display())));
+    }
+    let mut oracle = ScriptOracle::new(test, OsString::from(&name), given_timeout.unwrap_or(sanity::MAX_DERIVED_TIMEOUT), interrupt.clone())
+        .map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?
+        .with_jobs(jobs);
+    if !a.quiet {
+        eprintln!("lopper: recording {} ...", a.command.iter().map(|w| w.to_string_lossy()).collect::<Vec<_>>().join(" "));
+    }
+    let (output, trace) = generator::record(&runner).map_err(|e| match e {
+        generator::GenError::Oracle(lopper_reduce::OracleError::Interrupted) => Fail(exit::INTERRUPTED, "interrupted; nothing was written".into()),
+        e => Fail(exit::BAD_INPUT, e.to_string()),
+    })?;
+    let sane = check_original(&mut oracle, &output, given_timeout.is_none())
+        .map_err(|e| sanity_failure_message(e, &format!("the generator's output ({name})"), ""))?;
+    if given_timeout.is_none() {
+        runner.set_timeout(oracle.timeout());
+    }
+    if !a.quiet {
+        eprintln!(
+            "lopper: {} bytes from {} random choices; the output is interesting ({} sanity runs); reducing the trace ({}, {}), {} at a time ...",
+            output.len(),
+            trace.len(),
+            sane.runs,
+            Strategy::ALL.iter().find(|(s, _)| *s == a.algorithm).map_or("", |(_, n)| n),
+            a.align.name(),
+            jobs
+        );
+    }
+    write_atomic(out, &output).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", out.display())))?;
+    write_atomic(&trace_path(out), &trace.to_jsonl()).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", trace_path(out).display())))?;
+    let opts = GenOptions { align: a.align, strategy: a.algorithm, jobs, fixpoint: true };
+    let mut keeper = Keeper { out, quiet: a.quiet };
+    let outcome = generator::reduce_trace(&runner, &mut oracle, output, trace, &opts, &mut keeper).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
+    let s = &outcome.stats;
+    if !a.quiet {
+        eprintln!(
+            "lopper: generator: bytes {} -> {}, choices {} -> {}; {} tests, {} generator runs ({} infeasible, {} re-aligned), {} rounds, {:.1} s",
+            s.bytes_before, s.bytes_after, s.choices_before, s.choices_after, s.tests, s.generator_runs, s.infeasible, s.realigned, s.rounds, s.seconds
+        );
+    }
+    let mut final_stats = serde_json::json!({ "generator": outcome.stats, "sanity_runs": sane.runs });
+    let mut interrupted = outcome.interrupted;
+    // Then the grammar, if there is one: syntax-guided reduction finishes the last tokens.
+    if !a.no_then_perses && !interrupted {
+        let frontend = match crate::config::language(Path::new(&name), a.lang.as_deref(), None) {
+            Ok(f) => Some(f),
+            Err(e) if a.lang.is_some() => return Err(e),
+            Err(_) => None,
+        };
+        if let Some(frontend) = frontend {
+            let names = ["perses", "subtrees", "tokens", "identifiers", "literals"];
+            let options = Options { jobs, passes: names.iter().map(|s| s.to_string()).collect(), ..Options::default() };
+            let after = names.iter().filter_map(|p| passes::create(p)).collect();
+            let mut keep = OutputKeeper(out);
+            match lopper_reduce::reduce_with_passes(&frontend, &outcome.output, &mut oracle, &options, after, &mut keep) {
+                Ok(o) => {
+                    if !a.quiet {
+                        eprintln!(
+                            "lopper: then {}: tokens {} -> {}, bytes {} -> {}; {} tests",
+                            frontend.name(),
+                            o.stats.tokens_before,
+                            o.stats.tokens_after,
+                            outcome.output.len(),
+                            o.text.len(),
+                            o.stats.tests
+                        );
+                    }
+                    write_atomic(out, &o.text).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", out.display())))?;
+                    interrupted |= o.interrupted;
+                    final_stats["then"] = serde_json::json!({ "language": frontend.name(), "tokens_before": o.stats.tokens_before, "tokens_after": o.stats.tokens_after, "bytes_after": o.text.len(), "tests": o.stats.tests });
+                }
+                // The generator's output need not parse (or may parse with errors); keep it.
+                Err(e) => {
+                    if !a.quiet {
+                        eprintln!("lopper: not reduced further as {}: {e}", frontend.name());
+                    }
+                }
+            }
+        }
+    }
+    if !a.quiet {
+        eprintln!("lopper: result {} (trace {})", out.display(), trace_path(out).display());
+    }
+    if let Some(path) = &a.stats {
+        let text = serde_json::to_string_pretty(&final_stats).expect("stats serialize");
+        fs::write(path, text + "\n").map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
+    }
+    if interrupted {
+        return Err(Fail(exit::INTERRUPTED, String::new()));
+    }
+    Ok(())
+}
