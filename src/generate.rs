@@ -156,14 +156,16 @@ pub fn generate_cmd(a: GenerateArgs) -> Result<(), Fail> {
     if !a.quiet {
         eprintln!("lopper: recording {} ...", a.command.iter().map(|w| w.to_string_lossy()).collect::<Vec<_>>().join(" "));
     }
-    let (output, trace) = generator::record(&runner).map_err(|e| match e {
+    let generator::Recording { output, trace, slowest } = generator::record(&runner).map_err(|e| match e {
         generator::GenError::Oracle(lopper_reduce::OracleError::Interrupted) => Fail(exit::INTERRUPTED, "interrupted; nothing was written".into()),
         e => Fail(exit::BAD_INPUT, e.to_string()),
     })?;
     let sane = check_original(&mut oracle, &output, given_timeout.is_none())
         .map_err(|e| sanity_failure_message(e, &format!("the generator's output ({name})"), ""))?;
     if given_timeout.is_none() {
-        runner.set_timeout(oracle.timeout());
+        // Its own pace, not the test's: a replay fed small values can loop (rejection
+        // sampling), and each such run should cost seconds, not the test's limit.
+        runner.set_timeout((slowest * 10).clamp(Duration::from_secs(2), oracle.timeout().max(Duration::from_secs(2))));
     }
     if !a.quiet {
         eprintln!(

@@ -190,3 +190,39 @@ print('int main(void) { return %s; }' % ' + '.join('f%d(%d)' % (i, random.randin
     assert!(Command::new(d.join("test.sh")).arg(d.join("prog.c")).status().unwrap().success(), "{result}");
     assert!(result.len() < s["generator"]["bytes_after"].as_u64().unwrap() as usize, "{result}");
 }
+
+#[test]
+fn a_third_party_generator_runs_unchanged_networkx_gnm() {
+    require_tool("python3");
+    let has_networkx = Command::new("python3").args(["-c", "import networkx"]).status().unwrap().success();
+    assert!(has_networkx, "networkx is not installed, and this test runs its graph generator: run `tools/test`, or `python3 -m pip install networkx`");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // networkx's G(n, m) generator, given a random.Random as its seed, as its users call it.
+    let gen = "import random, sys\nimport networkx as nx\nrng = random.Random(int(sys.argv[1]))\ng = nx.gnm_random_graph(rng.randint(10, 30), rng.randint(20, 60), seed=rng)\nfor u, v in sorted(g.edges()):\n    print(u, v)\n";
+    fs::write(d.join("graph.py"), gen).unwrap();
+    // The consumer: networkx's triangle count; interesting when the graph has a triangle.
+    let test = "python3 - \"$1\" <<'PY'\nimport sys, networkx as nx\ng = nx.Graph()\nfor line in open(sys.argv[1]):\n    u, v = map(int, line.split())\n    g.add_edge(u, v)\nsys.exit(0 if sum(nx.triangles(g).values()) > 0 else 1)\nPY";
+    write_script(&d.join("test.sh"), test);
+    let original = String::from_utf8(Command::new("python3").current_dir(d).args(["graph.py", "3"]).output().unwrap().stdout).unwrap();
+    let out = lopper_in(d, &["generate", "-q", "-o", "graph.txt", "--stats", "s.json", "./test.sh", "--", "python3", "graph.py", "3"]);
+    assert_exit(&out, 0);
+    let result = fs::read_to_string(d.join("graph.txt")).unwrap();
+    let edges: Vec<(u32, u32)> = result
+        .lines()
+        .map(|l| {
+            let mut it = l.split(' ').map(|x| x.parse::<u32>().unwrap());
+            (it.next().unwrap(), it.next().unwrap())
+        })
+        .collect();
+    // Valid by construction: a simple graph of at least 20 edges (the generator's smallest
+    // m) on the smallest node count, 10; far fewer than the original's.
+    assert_eq!(edges.len(), 20, "{result}");
+    assert!(edges.len() * 2 < original.lines().count(), "{original}");
+    assert!(edges.iter().all(|&(u, v)| u < v && v < 10), "{result}");
+    let distinct: std::collections::BTreeSet<_> = edges.iter().collect();
+    assert_eq!(distinct.len(), edges.len());
+    assert!(Command::new(d.join("test.sh")).arg(d.join("graph.txt")).status().unwrap().success());
+    let replay = lopper_in(d, &["generate", "--replay", "graph.txt.trace", "--", "python3", "graph.py", "3"]);
+    assert_eq!(String::from_utf8(replay.stdout).unwrap(), result);
+}

@@ -45,6 +45,13 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
   const fits = (v) => typeof v === 'number' && v >= 0 && v < 1;
   const replayed = (st) => {
     const k = key(st);
+    if (out.length > 4 * traceIn.length + 1000) {
+      // A rejection loop fed the smallest value forever: stop, whatever the alignment.
+      misaligned.push(pos);
+      process.stderr.write(`lopper-trace: halt: ${out.length} choices from a trace of ${traceIn.length} (runaway)\n`);
+      flush();
+      process.exit(86);
+    }
     const matches = (e) => e.api === 'random' && (e.key || key(e.stack)) === k;
     let q;
     if (pos < traceIn.length && matches(traceIn[pos])) {

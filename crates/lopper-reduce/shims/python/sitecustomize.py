@@ -305,6 +305,10 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         """The value for this call from the trace: aligned by call stack, else as _align says."""
         key = _key(stack)
         p = _pos[0]
+        if len(_out) > 4 * len(_trace_in) + 1000:
+            # Far more choices than the trace holds: a rejection loop fed the smallest value
+            # forever (`while u == v`). Stop, whatever the alignment.
+            _halt(p, "the generator made %d choices from a trace of %d (runaway)" % (len(_out), len(_trace_in)))
         if p < len(_trace_in) and _matches(_trace_in[p], name, key, stack):
             q = p
         elif _align == "halt":

@@ -139,8 +139,9 @@ pub enum GenError {
 ///
 /// # Errors
 /// [`GenError::Generator`] if it fails, [`GenError::NoChoices`], [`GenError::NotReplayable`].
-pub fn record(runner: &GeneratorRunner) -> Result<(String, Trace), GenError> {
+pub fn record(runner: &GeneratorRunner) -> Result<Recording, GenError> {
     let run = runner.run(None, Align::Realign)?;
+    let elapsed = run.elapsed;
     let output = match run.output {
         Ok(o) => o,
         Err(RunFailure::Failed(m)) => return Err(GenError::Generator(m)),
@@ -154,7 +155,18 @@ pub fn record(runner: &GeneratorRunner) -> Result<(String, Trace), GenError> {
     if again.output.as_ref().ok() != Some(&output) {
         return Err(GenError::NotReplayable);
     }
-    Ok((output, trace))
+    Ok(Recording { output, trace, slowest: elapsed.max(again.elapsed) })
+}
+
+/// The generator's recorded failing run.
+#[derive(Clone, Debug)]
+pub struct Recording {
+    /// Its output.
+    pub output: String,
+    /// Its choices.
+    pub trace: Trace,
+    /// The slower of the recording run and its check replay.
+    pub slowest: std::time::Duration,
 }
 
 /// Replays `trace` (JSON lines) once and returns what the generator wrote.

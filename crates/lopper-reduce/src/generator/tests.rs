@@ -140,3 +140,17 @@ fn node_math_random_is_recorded_and_replayed() {
     let low = Trace { choices: trace.choices.iter().map(|c| c.with_value(LOW)).collect() };
     assert_eq!(r.run(Some(&low.to_jsonl()), Align::Realign).unwrap().output.unwrap(), "0\n");
 }
+
+#[test]
+fn a_rejection_loop_fed_low_values_is_halted_not_run_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    // Draws until it gets a number above one half: with every value at its lowest it never would.
+    let src = "import random\nwhile random.random() < 0.5:\n    pass\nprint('done')\n";
+    let r = runner(&dir, "gen.py", src, &["python3"]);
+    let mut trace = Trace::parse(&r.run(None, Align::Realign).unwrap().trace).unwrap();
+    for c in trace.choices.iter_mut() {
+        *c = c.with_value(LOW);
+    }
+    let run = r.run(Some(&trace.to_jsonl()), Align::Realign).unwrap();
+    assert!(matches!(run.output, Err(RunFailure::Halted(_))), "{:?}", run.output);
+}

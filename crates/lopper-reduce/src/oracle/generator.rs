@@ -52,6 +52,8 @@ pub struct GeneratorRun {
     pub trace: String,
     /// Trace entries at which the replay was misaligned (empty when recording).
     pub misaligned: Vec<usize>,
+    /// Wall time of the run.
+    pub elapsed: Duration,
 }
 
 /// Why a generator run has no output.
@@ -198,6 +200,6 @@ impl GeneratorRunner {
                 Err(RunFailure::Failed(format!("the generator {how}{}", if last.is_empty() { String::new() } else { format!(": {}", last.join(" | ")) })))
             }
         };
-        Ok(GeneratorRun { output, trace, misaligned })
+        Ok(GeneratorRun { output, trace, misaligned, elapsed: started.elapsed() })
     }
 }
