@@ -226,3 +226,22 @@ fn a_third_party_generator_runs_unchanged_networkx_gnm() {
     let replay = lopper_in(d, &["generate", "--replay", "graph.txt.trace", "--", "python3", "graph.py", "3"]);
     assert_eq!(String::from_utf8(replay.stdout).unwrap(), result);
 }
+
+#[test]
+fn the_result_and_counts_are_the_same_for_every_jobs() {
+    let dir = password_case();
+    let d = dir.path();
+    let mut seen: Vec<(String, serde_json::Value)> = Vec::new();
+    for jobs in ["1", "3"] {
+        let (o, s) = (format!("out{jobs}.txt"), format!("s{jobs}.json"));
+        let out = lopper_in(d, &["generate", "-q", "-j", jobs, "--no-then-perses", "-o", &o, "--stats", &s, "./test.sh", "--", "python3", "gen.py", "11"]);
+        assert_exit(&out, 0);
+        let mut st = stats(d, &s)["generator"].clone();
+        let m = st.as_object_mut().unwrap();
+        assert!(jobs != "1" || m["speculative_runs"] == 0);
+        m.remove("seconds");
+        m.remove("speculative_runs");
+        seen.push((fs::read_to_string(d.join(&o)).unwrap(), st));
+    }
+    assert_eq!(seen[0], seen[1]);
+}

@@ -72,8 +72,12 @@ pub struct GenStats {
     pub bytes_before: usize,
     /// Bytes of the final output.
     pub bytes_after: usize,
-    /// Generator runs (recording and every replay, bypass retries included).
+    /// Generator replays a one-at-a-time search makes (bypass retries included); the same
+    /// for every `jobs`.
     pub generator_runs: usize,
+    /// Replays of candidates after the accepted one in a batch (`jobs` > 1 only): the price
+    /// of speculation.
+    pub speculative_runs: usize,
     /// Candidates whose replay failed: halted by alignment, or the generator failed.
     pub infeasible: usize,
     /// Replays that had to re-align at least once.
@@ -225,7 +229,7 @@ pub fn reduce_trace(
     let result = s.run();
     s.stats.choices_after = s.best.len();
     s.stats.bytes_after = s.best_output.len();
-    s.stats.generator_runs = runner.runs() - runs_before;
+    s.stats.speculative_runs = runner.runs() - runs_before - s.stats.generator_runs;
     s.stats.seconds = started.elapsed().as_secs_f64();
     let interrupted = match result {
         Ok(()) => false,
@@ -380,52 +384,54 @@ impl Search<'_> {
     /// its index. Candidates with an empty trace and no origin are never run (infeasible).
     fn first(&mut self, cands: Vec<Candidate>, loops: &[Loop]) -> Result<Option<usize>, OracleError> {
         let jobs = self.opts.jobs.max(1);
-        let mut replayed: Vec<Option<Result<GeneratorRun, OracleError>>> = Vec::with_capacity(cands.len());
+        let mut replayed: Vec<Option<(usize, Result<GeneratorRun, OracleError>)>> = Vec::with_capacity(cands.len());
         for chunk in cands.chunks(jobs) {
             let runner = self.runner;
             let (align, bypass_loops) = (self.opts.align, if self.opts.align == Align::Bypass { loops } else { &[] });
-            let results: Vec<Option<Result<GeneratorRun, OracleError>>> = std::thread::scope(|scope| {
+            let results: Vec<Option<(usize, Result<GeneratorRun, OracleError>)>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = chunk.iter().map(|c| scope.spawn(move || (!c.skip).then(|| replay_candidate(runner, c, bypass_loops, align)))).collect();
                 handles.into_iter().map(|h| h.join().expect("a replay thread does not panic")).collect()
             });
             replayed.extend(results);
         }
         // Verdicts known without a test, in order; the first interesting one bounds the tests.
+        // Each candidate's counts are added only if a sequential run would have judged it.
         let mut known: Vec<Option<Verdict>> = Vec::with_capacity(cands.len());
         let mut outputs: Vec<Option<(String, String)>> = Vec::with_capacity(cands.len());
+        let mut tallies: Vec<GenStats> = Vec::with_capacity(cands.len());
         for r in replayed {
-            let Some(r) = r else {
-                self.stats.infeasible += 1;
+            let mut t = GenStats::default();
+            let Some((runs, r)) = r else {
+                t.infeasible += 1;
+                tallies.push(t);
                 known.push(Some(Verdict::NotInteresting));
                 outputs.push(None);
                 continue;
             };
             let run = r?;
-            if !run.misaligned.is_empty() {
-                self.stats.realigned += 1;
-            }
+            t.generator_runs += runs;
+            t.realigned += usize::from(!run.misaligned.is_empty());
             match run.output {
                 Err(_) => {
-                    self.stats.infeasible += 1;
+                    t.infeasible += 1;
                     known.push(Some(Verdict::NotInteresting));
                     outputs.push(None);
                 }
                 Ok(out) => {
-                    let smaller = Trace::parse(&run.trace).is_ok_and(|t| measure(&out, &t) < measure(&self.best_output, &self.best));
+                    let smaller = Trace::parse(&run.trace).is_ok_and(|tr| measure(&out, &tr) < measure(&self.best_output, &self.best));
                     if !smaller {
-                        self.stats.not_smaller += 1;
+                        t.not_smaller += 1;
                         known.push(Some(Verdict::NotInteresting));
                         outputs.push(None);
-                        continue;
+                    } else {
+                        let cached = self.cache.get(&blake3::hash(out.as_bytes())).copied();
+                        t.cache_hits += usize::from(cached.is_some());
+                        known.push(cached);
+                        outputs.push(Some((out, run.trace)));
                     }
-                    let cached = self.cache.get(&blake3::hash(out.as_bytes())).copied();
-                    if cached.is_some() {
-                        self.stats.cache_hits += 1;
-                    }
-                    known.push(cached);
-                    outputs.push(Some((out, run.trace)));
                 }
             }
+            tallies.push(t);
         }
         let stop = known.iter().position(|v| *v == Some(Verdict::Interesting)).unwrap_or(known.len());
         let untested: Vec<usize> = (0..stop).filter(|&i| known[i].is_none()).collect();
@@ -441,6 +447,13 @@ impl Search<'_> {
                     winner = Some(i);
                 }
             }
+        }
+        for t in &tallies[..winner.map_or(tallies.len(), |w| w + 1)] {
+            self.stats.generator_runs += t.generator_runs;
+            self.stats.infeasible += t.infeasible;
+            self.stats.realigned += t.realigned;
+            self.stats.not_smaller += t.not_smaller;
+            self.stats.cache_hits += t.cache_hits;
         }
         let Some(w) = winner else { return Ok(None) };
         let (out, trace) = outputs[w].take().expect("the winner has output");
@@ -467,11 +480,18 @@ fn measure(output: &str, trace: &Trace) -> (usize, usize, usize) {
 
 /// Replays one candidate; under bypass, a halted replay is retried without the loop
 /// iteration (of `base`) around the misaligned entry, up to three times.
-fn replay_candidate(runner: &GeneratorRunner, c: &Candidate, loops: &[Loop], align: Align) -> Result<GeneratorRun, OracleError> {
+fn replay_candidate(runner: &GeneratorRunner, c: &Candidate, loops: &[Loop], align: Align) -> (usize, Result<GeneratorRun, OracleError>) {
+    let mut runs = 0;
+    let result = replay_with_bypass(runner, c, loops, align, &mut runs);
+    (runs, result)
+}
+
+fn replay_with_bypass(runner: &GeneratorRunner, c: &Candidate, loops: &[Loop], align: Align, runs: &mut usize) -> Result<GeneratorRun, OracleError> {
     let mut trace = c.trace.clone();
     let mut origin = c.origin.clone();
     let mut dropped: Vec<(usize, usize)> = Vec::new();
     for _ in 0..4 {
+        *runs += 1;
         let run = runner.run(Some(&trace.to_jsonl()), align)?;
         let Err(RunFailure::Halted(at)) = &run.output else { return Ok(run) };
         if align != Align::Bypass {
@@ -499,6 +519,7 @@ fn replay_candidate(runner: &GeneratorRunner, c: &Candidate, loops: &[Loop], ali
         trace = t;
         origin = o;
     }
+    *runs += 1;
     runner.run(Some(&trace.to_jsonl()), Align::Halt)
 }
 
