@@ -54,6 +54,8 @@ pub struct Reduction {
     pub stats_path: Option<PathBuf>,
     /// `--keep-temps`.
     pub keep_temps: bool,
+    /// The persistent verdict cache's directory (`None`: `--no-cache`).
+    pub cache_dir: Option<PathBuf>,
     /// How much to print.
     pub verbosity: Verbosity,
     /// `--transform` commands.
@@ -178,6 +180,7 @@ impl Reduction {
             options,
             stats_path: a.stats,
             keep_temps: a.keep_temps,
+            cache_dir: if a.no_cache { None } else { Some(a.cache_dir.clone().unwrap_or_else(|| output::cache_home().join("verdicts"))) },
             verbosity,
             transforms,
             clang_delta,

@@ -11,6 +11,7 @@ mod report;
 
 use config::{language, read_program, Reduction, Verbosity};
 use lopper_parse::Registry;
+use lopper_reduce::oracle::cache::{PersistentCache, TestIdentity};
 use lopper_reduce::{check_original, passes, reduce_with_passes, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
 use report::Reporter;
 use std::fs;
@@ -128,6 +129,14 @@ pub struct ReduceArgs {
     /// Write the run's statistics as JSON to this file.
     #[arg(long, value_name = "PATH")]
     pub stats: Option<PathBuf>,
+    /// Where verdicts are kept between runs (so a repeated or resumed reduction re-tests
+    /// nothing already judged). Default: $LOPPER_CACHE, else the user's cache dir's
+    /// `lopper` ($XDG_CACHE_HOME/lopper, ~/.cache/lopper).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Do not use or fill the persistent verdict cache.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
     /// Print only errors.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -376,9 +385,25 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     }
     let after = r.after_passes(oracle.timeout(), &interrupt).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
     let mut reporter = Reporter::new(&mut r.output, r.verbosity);
-    let result = reduce_with_passes(&r.frontend, &r.text, &mut oracle, &r.options, after, &mut reporter);
+    let (result, cache_warning) = match &r.cache_dir {
+        Some(dir) => {
+            let identity = TestIdentity::of(&r.test, &r.criteria, &r.file_name);
+            let mut cached = PersistentCache::new(&mut oracle, dir, identity);
+            if let Some(w) = cached.warning() {
+                eprintln!("lopper: warning: {w}");
+            }
+            let opened = cached.warning().is_none();
+            let result = reduce_with_passes(&r.frontend, &r.text, &mut cached, &r.options, after, &mut reporter);
+            // A store that failed during the run: said once, at the end.
+            (result, cached.warning().filter(|_| opened).map(str::to_string))
+        }
+        None => (reduce_with_passes(&r.frontend, &r.text, &mut oracle, &r.options, after, &mut reporter), None),
+    };
     reporter.finish();
     drop(reporter);
+    if let Some(w) = cache_warning {
+        eprintln!("lopper: warning: {w}");
+    }
     let outcome = match result {
         Ok(o) => o,
         // The sanity runs said yes; this one did not.

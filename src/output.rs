@@ -202,6 +202,16 @@ impl Output {
     }
 }
 
+/// lopper's cache directory: `$LOPPER_CACHE`, else the user's cache dir's `lopper`
+/// (`$XDG_CACHE_HOME/lopper`, `~/.cache/lopper`).
+pub fn cache_home() -> PathBuf {
+    if let Some(d) = std::env::var_os("LOPPER_CACHE") {
+        return PathBuf::from(d);
+    }
+    use etcetera::BaseStrategy;
+    etcetera::choose_base_strategy().map_or_else(|_| std::env::temp_dir().join("lopper-cache"), |s| s.cache_dir().join("lopper"))
+}
+
 /// The programs lopper wrote in place while reducing one original: a file named by the
 /// original's BLAKE3 hash, one hex hash per written program. It lets a later run tell "FILE
 /// is an earlier reduction of FILE.orig" (resume) from "FILE.orig is stale" exactly.
@@ -213,11 +223,7 @@ pub struct ReductionLog {
 impl ReductionLog {
     /// `$LOPPER_CACHE/reductions`, else the user cache's `lopper/reductions`.
     pub fn default_dir() -> PathBuf {
-        if let Some(d) = std::env::var_os("LOPPER_CACHE") {
-            return PathBuf::from(d).join("reductions");
-        }
-        use etcetera::BaseStrategy;
-        etcetera::choose_base_strategy().map_or_else(|_| std::env::temp_dir().join("lopper-reductions"), |s| s.cache_dir().join("lopper").join("reductions"))
+        cache_home().join("reductions")
     }
 
     /// The log of the original with these bytes, in `dir`.

@@ -102,8 +102,8 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, cancelled: usize) {
     );
     eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
     eprintln!(
-        "  tests     {} run ({:.3} s the first), {} cache hits, {} timed out, {} accepted, {} rounds, {cancelled} speculative runs cancelled",
-        s.tests, s.first_test_seconds, s.cache_hits, s.timeouts, s.accepted, s.rounds
+        "  tests     {} run ({:.3} s the first), {} cache hits, {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {cancelled} speculative runs cancelled",
+        s.tests, s.first_test_seconds, s.cache_hits, s.remembered, s.timeouts, s.accepted, s.rounds
     );
     eprintln!(
         "  passes    list: {} tests, {:.1} s ({:.1} s in tests); replace: {} tests, {:.1} s ({:.1} s in tests)",

@@ -33,7 +33,14 @@ impl Case {
 
     /// Runs `lopper ARGS... TEST PROGRAM`.
     pub fn lopper(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).arg(&self.test).arg(&self.program).output().unwrap()
+        // A verdict cache of the case's own, not the user's.
+        Command::new(env!("CARGO_BIN_EXE_lopper"))
+            .env("LOPPER_CACHE", self.dir.path().join("cache"))
+            .args(args)
+            .arg(&self.test)
+            .arg(&self.program)
+            .output()
+            .unwrap()
     }
 
     /// Whether the test passes on `path`.

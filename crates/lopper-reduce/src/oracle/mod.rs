@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
+pub mod cache;
 pub mod generator;
 
 /// The verdict of one test run.
@@ -96,6 +97,16 @@ pub trait Oracle {
             }
         }
         Ok(out)
+    }
+
+    /// As [`Oracle::first_interesting`], each verdict paired with whether it was remembered
+    /// (answered from a persistent store, [`cache::PersistentCache`]) instead of run, so
+    /// that statistics count only real test runs.
+    ///
+    /// # Errors
+    /// As [`Oracle::test`].
+    fn first_interesting_remembered(&mut self, candidates: &[&str]) -> Result<Vec<(Verdict, bool)>, OracleError> {
+        Ok(self.first_interesting(candidates)?.into_iter().map(|v| (v, false)).collect())
     }
 }
 

@@ -114,6 +114,9 @@ pub struct Stats {
     pub tests: usize,
     /// Candidates answered from the verdict cache (same text seen before).
     pub cache_hits: usize,
+    /// Candidates answered from the persistent verdict cache (judged by an earlier run):
+    /// neither tests nor in-run cache hits.
+    pub remembered: usize,
     /// Candidates generated (tested, cached or rejected).
     pub candidates: usize,
     /// Candidates rejected (or, for baselines and `--test-invalid`, only counted) because
@@ -305,8 +308,9 @@ pub fn reduce_with_passes(
         started,
     };
     let t0 = Instant::now();
-    let v = r.oracle.test(input).map_err(ReduceError::Oracle)?;
-    r.stats.tests = 1;
+    let (v, remembered) = r.oracle.first_interesting_remembered(&[input]).map_err(ReduceError::Oracle)?[0];
+    r.stats.tests = usize::from(!remembered);
+    r.stats.remembered = usize::from(remembered);
     r.stats.first_test_seconds = t0.elapsed().as_secs_f64();
     r.stats.test_seconds = r.stats.first_test_seconds;
     if v != Verdict::Interesting {
@@ -570,13 +574,13 @@ impl Reducer<'_> {
             Vec::new()
         } else {
             let t = Instant::now();
-            let v = self.oracle.first_interesting(&to_test.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
+            let v = self.oracle.first_interesting_remembered(&to_test.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
             let dt = t.elapsed().as_secs_f64();
             self.stats.test_seconds += dt;
             self.pass_time().test_seconds += dt;
             v?
         };
-        let winner = (verdicts.last() == Some(&Verdict::Interesting)).then(|| to_test[verdicts.len() - 1]);
+        let winner = (verdicts.last().map(|v| v.0) == Some(Verdict::Interesting)).then(|| to_test[verdicts.len() - 1]);
         let mut tested = verdicts.iter();
         for (h, s) in &screens[..winner.map_or(texts.len(), |w| w + 1)] {
             self.stats.candidates += 1;
@@ -588,7 +592,15 @@ impl Reducer<'_> {
                     self.rejected.insert(*h);
                 }
                 Screen::Test(errors) => {
-                    let v = *tested.next().expect("one verdict per tested candidate");
+                    let (v, remembered) = *tested.next().expect("one verdict per tested candidate");
+                    if remembered {
+                        // Judged by an earlier run (the persistent cache): not a test run.
+                        self.stats.remembered += 1;
+                        if v != Verdict::Interesting {
+                            self.rejected.insert(*h);
+                        }
+                        continue;
+                    }
                     self.stats.tests += 1;
                     // Only reachable with GrammarCheck::Count: tested, but invalid.
                     self.stats.invalid += (*errors > self.best_errors) as usize;
