@@ -7,7 +7,7 @@ use crate::{exit, Fail, ReduceArgs};
 use lopper_parse::{Frontend, Registry};
 use lopper_reduce::oracle::{shell_quote, TransformRunner};
 use lopper_reduce::passes::{external::External, Pass};
-use lopper_reduce::{passes, Algorithm, Criteria, GrammarCheck, Options, TestCommand};
+use lopper_reduce::{passes, Algorithm, Criteria, Encoding, GrammarCheck, Options, TestCommand};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -42,6 +42,8 @@ pub struct Reduction {
     pub frontend: Frontend,
     /// The program text.
     pub text: String,
+    /// How the text maps back to the file's bytes.
+    pub encoding: Encoding,
     /// Where results go (refused if unsafe).
     pub output: Output,
     /// The time limit the user gave, if any (else derived from the sanity runs).
@@ -79,13 +81,14 @@ pub fn language(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Resu
     entry.load().map_err(|e| bad(&e))
 }
 
-/// Reads a program as UTF-8 text.
+/// Reads a program: UTF-8 text, or any other bytes as Latin-1 (each byte one character), with
+/// the encoding that writes it back byte for byte.
 ///
 /// # Errors
 /// Exit code 3 naming the file.
-pub fn read_program(file: &Path) -> Result<String, Fail> {
+pub fn read_program(file: &Path) -> Result<(String, Encoding), Fail> {
     let bytes = fs::read(file).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read {}: {e}", file.display())))?;
-    String::from_utf8(bytes).map_err(|e| Fail(exit::BAD_INPUT, format!("{} is not UTF-8 text (byte {})", file.display(), e.utf8_error().valid_up_to())))
+    Ok(Encoding::decode(bytes))
 }
 
 /// Whether `path` looks like an interestingness test: executable, and a `#!` script or a
@@ -131,14 +134,15 @@ impl Reduction {
             stdin: a.stdin,
         };
         let frontend = language(&file, a.lang.as_deref(), a.grammar.as_deref())?;
-        let text = read_program(&file)?;
+        let (text, encoding) = read_program(&file)?;
         frontend.check(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{}: {e}", file.display())))?;
         let script = match &test {
             TestCommand::Script(t) => Some(t.as_path()),
             TestCommand::Shell(_) => None,
         };
-        let output = Output::plan(&file, text.as_bytes(), a.output.as_deref(), script, &output::ReductionLog::default_dir())
-            .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        let output = Output::plan(&file, &encoding.encode(&text), a.output.as_deref(), script, &output::ReductionLog::default_dir())
+            .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
+            .with_encoding(encoding);
         if let Some(stats) = &a.stats {
             output::check_writable_dir(stats).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
         }
@@ -174,6 +178,7 @@ impl Reduction {
             criteria,
             frontend,
             text,
+            encoding,
             output,
             timeout: a.timeout.map(Duration::from_secs_f64),
             jobs,
@@ -197,7 +202,7 @@ impl Reduction {
     pub fn after_passes(&self, timeout: Duration, interrupt: &Arc<AtomicBool>) -> Result<Vec<Box<dyn Pass>>, lopper_reduce::OracleError> {
         let mut after: Vec<Box<dyn Pass>> = self.options.passes.iter().filter_map(|p| passes::create(p)).collect();
         let external = |name: String, cmd: &str| -> Result<Box<dyn Pass>, lopper_reduce::OracleError> {
-            let runner = TransformRunner::new(cmd, self.file_name.clone(), timeout, interrupt.clone())?;
+            let runner = TransformRunner::new(cmd, self.file_name.clone(), timeout, interrupt.clone())?.with_encoding(self.encoding);
             Ok(Box::new(External::new(name, runner)))
         };
         if self.clang_delta {

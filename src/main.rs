@@ -251,7 +251,7 @@ fn languages_cmd() -> Result<(), Fail> {
 
 fn parse_cmd(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Result<(), Fail> {
     let f = language(file, lang, grammar)?;
-    let text = read_program(file)?;
+    let (text, _) = read_program(file)?;
     let p = f.parse(&text).map_err(|e| Fail(exit::BAD_INPUT, e.to_string()))?;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(p.tree.dump(f.grammar()).as_bytes());
@@ -364,12 +364,20 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         TestCommand::Script(t) => ScriptOracle::new(t, r.file_name.clone(), timeout, interrupt.clone()),
         TestCommand::Shell(cmd) => ScriptOracle::shell(cmd, r.file_name.clone(), timeout, interrupt.clone()),
     };
-    let mut oracle = oracle.map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?.with_jobs(r.jobs).with_criteria(r.criteria.clone()).keep_temps(r.keep_temps);
+    let mut oracle = oracle
+        .map_err(|e| Fail(exit::BAD_TEST, e.to_string()))?
+        .with_jobs(r.jobs)
+        .with_criteria(r.criteria.clone())
+        .with_encoding(r.encoding)
+        .keep_temps(r.keep_temps);
     if !quiet {
         if r.keep_temps {
             eprintln!("lopper: keeping test directories under {}", oracle.temp_root().display());
         }
         eprintln!("lopper: reducing {} ({}) with {}, {} test(s) at a time ...", r.file.display(), r.frontend.name(), r.test_name, r.jobs);
+        if r.encoding == lopper_reduce::Encoding::Latin1 {
+            eprintln!("lopper: {} is not UTF-8; reducing it as Latin-1 bytes (written back byte for byte)", r.file.display());
+        }
         if let Some(n) = r.output.notice.take() {
             eprintln!("lopper: {n}");
         }

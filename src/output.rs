@@ -60,6 +60,8 @@ pub struct Output {
     owner: Option<(u32, u32)>,
     /// A line for the user about a stale `.orig` that was set aside, if any.
     pub notice: Option<String>,
+    /// The bytes each text is written as.
+    encoding: lopper_reduce::Encoding,
     /// In place: where the programs written are remembered.
     log: Option<ReductionLog>,
 }
@@ -105,6 +107,7 @@ impl Output {
             owner: Some((meta.uid(), meta.gid())),
             notice: None,
             log: None,
+            encoding: lopper_reduce::Encoding::Utf8,
         };
         if let Some(out) = out {
             if let Ok(o) = fs::metadata(out) {
@@ -162,8 +165,14 @@ impl Output {
         self.backup.is_some()
     }
 
+    /// Writes texts in `encoding` (the input's).
+    pub fn with_encoding(mut self, encoding: lopper_reduce::Encoding) -> Output {
+        self.encoding = encoding;
+        self
+    }
+
     /// Writes a new best: first, in place, the backup of the original (a copy, keeping
-    /// its mode), then `text` over the target by rename.
+    /// its mode), then `text` (in the input's encoding) over the target by rename.
     ///
     /// # Errors
     /// [`OutputError::Write`] naming the file that could not be written.
@@ -175,7 +184,7 @@ impl Output {
         }
         if let Some(log) = &self.log {
             // Before the write: a crash in between leaves a logged hash, never an unlogged file.
-            if let Err(e) = log.record(text.as_bytes()) {
+            if let Err(e) = log.record(&self.encoding.encode(text)) {
                 tracing::warn!("cannot record the reduction in {}: {e}; a later run will keep a second backup", log.path.display());
             }
         }
@@ -190,7 +199,7 @@ impl Output {
     fn write_atomically(&self, text: &str) -> std::io::Result<()> {
         let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".lopper-tmp").tempfile_in(parent_dir(&self.path))?;
-        tmp.write_all(text.as_bytes())?;
+        tmp.write_all(&self.encoding.encode(text))?;
         if let Some((uid, gid)) = self.owner {
             // Only root may give a file away; keeping our own ownership is the fallback.
             let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(uid), Some(gid));

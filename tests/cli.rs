@@ -44,12 +44,35 @@ fn missing_or_non_executable_test_exits_4() {
 }
 
 #[test]
-fn unreadable_or_binary_input_exits_3() {
+fn unreadable_input_exits_3() {
     let case = Case::new("a.c", SRC, "exit 0");
-    fs::write(&case.program, [0xff, 0xfe, 0x00]).unwrap();
+    fs::remove_file(&case.program).unwrap();
     let out = case.lopper(&[]);
     assert_exit(&out, 3);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_latin1_input_is_reduced_and_written_back_byte_for_byte() {
+    // An old C file: Latin-1 (not UTF-8) in a comment and a string. The test needs the
+    // string's byte 0xE9 exactly, and `needle`.
+    let mut program =
+        b"/* caf\xe9 au lait */\nint a(void) { return 1; }\nconst char *s = \"r\xe9sum\xe9\";\nint b(void) { return needle(); }\nint c(void) { return 3; }\n"
+            .to_vec();
+    program.extend_from_slice(b"int d(void) { return 4; }\n");
+    let case = Case::new("a.c", "", "grep -q needle \"$1\" && LC_ALL=C grep -q \"$(printf 'r\\351sum')\" \"$1\"");
+    fs::write(&case.program, &program).unwrap();
+    assert!(case.passes(&case.program));
+    let out = case.lopper(&["--passes", "perses"]);
+    assert_exit(&out, 0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8; reducing it as Latin-1"));
+    let result = fs::read(&case.program).unwrap();
+    assert!(result.len() < program.len() / 2, "{}", String::from_utf8_lossy(&result));
+    assert!(result.windows(5).any(|w| w == b"r\xe9sum"), "{result:?}");
+    assert!(!result.contains(&0xc3), "written as UTF-8: {result:?}");
+    assert!(case.passes(&case.program));
+    // The backup is the original, byte for byte.
+    assert_eq!(fs::read(case.path("a.c.orig")).unwrap(), program);
 }
 
 #[test]

@@ -12,7 +12,7 @@ pub mod passes;
 pub mod perses;
 pub mod sanity;
 
-pub use oracle::{Criteria, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
+pub use oracle::{Criteria, Encoding, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
 pub use perses::{
     reduce, reduce_with_passes, Algorithm, GrammarCheck, NoProgress, Options, Outcome, PassStats, PassTime, Progress, ProgressPoint, ReduceError, Stats,
 };

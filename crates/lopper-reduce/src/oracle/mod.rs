@@ -116,6 +116,54 @@ impl<F: FnMut(&str) -> bool> Oracle for F {
     }
 }
 
+/// How a program's bytes map to the text lopper works on, and back: UTF-8 when the input
+/// is valid UTF-8, else Latin-1 (every byte one character, so any bytes round-trip). Test
+/// runs, transformation runs and the result get the original encoding back, byte for byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// Valid UTF-8, used as is.
+    #[default]
+    Utf8,
+    /// Anything else: byte `b` is the character `U+00bb`.
+    Latin1,
+}
+
+impl Encoding {
+    /// The text of `bytes`, and the encoding that gives the bytes back.
+    pub fn decode(bytes: Vec<u8>) -> (String, Encoding) {
+        match String::from_utf8(bytes) {
+            Ok(s) => (s, Encoding::Utf8),
+            Err(e) => (e.into_bytes().iter().map(|&b| b as char).collect(), Encoding::Latin1),
+        }
+    }
+
+    /// `bytes` read in this encoding (output of a transformation, say).
+    pub fn decode_as(self, bytes: &[u8]) -> String {
+        match self {
+            Encoding::Utf8 => String::from_utf8_lossy(bytes).into_owned(),
+            Encoding::Latin1 => bytes.iter().map(|&b| b as char).collect(),
+        }
+    }
+
+    /// The bytes of `text` in this encoding. Under Latin-1 a character above U+00FF (which
+    /// no pass introduces) is written as UTF-8.
+    pub fn encode(self, text: &str) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            Encoding::Utf8 => std::borrow::Cow::Borrowed(text.as_bytes()),
+            Encoding::Latin1 => {
+                let mut out = Vec::with_capacity(text.len());
+                for c in text.chars() {
+                    match u8::try_from(u32::from(c)) {
+                        Ok(b) => out.push(b),
+                        Err(_) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+                    }
+                }
+                std::borrow::Cow::Owned(out)
+            }
+        }
+    }
+}
+
 /// One run's verdict, duration and (if captured) combined output.
 #[derive(Clone, Debug)]
 pub struct RunReport {
@@ -140,6 +188,7 @@ pub struct ScriptOracle {
     jobs: usize,
     cancelled: usize,
     interrupt: Arc<AtomicBool>,
+    encoding: Encoding,
 }
 
 /// What runs as the interestingness test.
@@ -284,7 +333,19 @@ impl ScriptOracle {
 
     fn with_command(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
         let root = tempfile::Builder::new().prefix("lopper-").tempdir().map_err(io_at(&std::env::temp_dir()))?;
-        Ok(ScriptOracle { test, criteria: Criteria::default(), keep_temps: false, file_name, timeout, root, runs: 0, jobs: 1, cancelled: 0, interrupt })
+        Ok(ScriptOracle {
+            test,
+            criteria: Criteria::default(),
+            keep_temps: false,
+            file_name,
+            timeout,
+            root,
+            runs: 0,
+            jobs: 1,
+            cancelled: 0,
+            interrupt,
+            encoding: Encoding::Utf8,
+        })
     }
 
     /// Judges runs by `criteria` instead of "exit status 0".
@@ -297,6 +358,12 @@ impl ScriptOracle {
     pub fn keep_temps(mut self, keep: bool) -> Self {
         self.keep_temps = keep;
         self.root.disable_cleanup(keep);
+        self
+    }
+
+    /// Writes candidates in `encoding` (the input's).
+    pub fn with_encoding(mut self, encoding: Encoding) -> Self {
+        self.encoding = encoding;
         self
     }
 
@@ -352,7 +419,7 @@ impl ScriptOracle {
         let dir = self.root.path().join(format!("t{}", self.runs));
         fs::create_dir(&dir).map_err(io_at(&dir))?;
         let path = dir.join(&self.file_name);
-        fs::write(&path, candidate).map_err(io_at(&path))?;
+        fs::write(&path, self.encoding.encode(candidate)).map_err(io_at(&path))?;
         let capture = capture || self.criteria.needs_output();
         let out = |name: &str| -> std::io::Result<Stdio> { Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() }) };
         let mut cmd = match &self.test {
@@ -520,6 +587,7 @@ pub struct TransformRunner {
     interrupt: Arc<AtomicBool>,
     root: tempfile::TempDir,
     runs: std::sync::atomic::AtomicUsize,
+    encoding: Encoding,
 }
 
 impl TransformRunner {
@@ -531,7 +599,13 @@ impl TransformRunner {
     /// [`OracleError::Io`] creating the temporary root.
     pub fn new(command: &str, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<TransformRunner, OracleError> {
         let root = tempfile::Builder::new().prefix("lopper-transform-").tempdir().map_err(io_at(&std::env::temp_dir()))?;
-        Ok(TransformRunner { command: command.to_string(), file_name, timeout, interrupt, root, runs: Default::default() })
+        Ok(TransformRunner { command: command.to_string(), file_name, timeout, interrupt, root, runs: Default::default(), encoding: Encoding::Utf8 })
+    }
+
+    /// Writes programs and reads variants in `encoding` (the input's).
+    pub fn with_encoding(mut self, encoding: Encoding) -> Self {
+        self.encoding = encoding;
+        self
     }
 
     /// The command line, as given.
@@ -550,7 +624,7 @@ impl TransformRunner {
         fs::create_dir(&dir).map_err(io_at(&dir))?;
         let file = dir.join(&self.file_name);
         let out = dir.join(".lopper-out");
-        fs::write(&file, program).map_err(io_at(&file))?;
+        fs::write(&file, self.encoding.encode(program)).map_err(io_at(&file))?;
         let quote = |p: &Path| shell_quote(&p.to_string_lossy());
         let line = self.command.replace("{file}", &quote(&file)).replace("{out}", &quote(&out)).replace("{n}", &n.to_string());
         let stderr_path = dir.join(".lopper-stderr");
@@ -579,7 +653,7 @@ impl TransformRunner {
         let outcome = match status.and_then(|s| s.code()) {
             Some(0) => {
                 let variant = fs::read(&out).or_else(|_| fs::read(&file)).map_err(io_at(&file))?;
-                let variant = String::from_utf8_lossy(&variant).into_owned();
+                let variant = self.encoding.decode_as(&variant);
                 if variant == program {
                     TransformOutcome::Unchanged
                 } else {
