@@ -311,3 +311,24 @@ fn a_killed_test_leaves_no_temporary_directory_behind() {
     let left: Vec<_> = fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn a_timed_out_test_gets_sigterm_first_so_its_own_cleanup_runs() {
+    // The test makes a directory outside its TMPDIR and removes it in its TERM trap: with a
+    // bare SIGKILL the trap could not run and the directory would stay.
+    let case = Case::new("a.c", NEEDLE_SRC, "");
+    let outside = case.path("scratch");
+    write_script(
+        &case.test,
+        &format!(
+            "d='{}'/run$$; mkdir -p \"$d\"\ntrap 'rm -rf \"$d\"' EXIT\ntrap 'exit 1' TERM\ngrep -q needle \"$1\" || exit 1\ncase \"$(cat \"$1\")\" in *'int a'*'int c'*) exit 0;; esac\nsleep 30",
+            outside.display()
+        ),
+    );
+    let out = case.lopper(&["--timeout", "1", "-j", "1", "--stats", case.path("s.json").to_str().unwrap()]);
+    let stats: serde_json::Value = serde_json::from_str(&fs::read_to_string(case.path("s.json")).unwrap()).unwrap();
+    assert!(stats["timeouts"].as_u64().unwrap() > 0, "{stats}");
+    assert_exit(&out, 0);
+    let left: Vec<_> = fs::read_dir(&outside).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "runs left {left:?}: their TERM trap did not run");
+}

@@ -254,10 +254,27 @@ fn poll_child(
     Ok(child.wait_timeout(left.min(slice)).map_err(io_at(dir))?.map(Ending::Exited))
 }
 
-/// Kills `child`'s whole process group (itself, if still running, and any grandchild it
-/// left behind; ESRCH is fine) and reaps it.
+/// How long a test's process group has between SIGTERM and SIGKILL to clean up after
+/// itself (its own traps) when it is cancelled, timed out, or left processes behind.
+pub const KILL_GRACE: Duration = Duration::from_millis(500);
+
+/// Ends `child`'s whole process group (itself, if still running, and any grandchild it left
+/// behind): SIGTERM, up to [`KILL_GRACE`] for the group to go, then SIGKILL (ESRCH is fine),
+/// and reaps the child.
 fn kill_group(child: &mut std::process::Child) {
-    let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
+    let group = Pid::from_raw(child.id() as i32);
+    if killpg(group, Signal::SIGTERM).is_ok() {
+        let until = Instant::now() + KILL_GRACE;
+        loop {
+            // Reap the child once it ends, so that its zombie does not count as alive.
+            let _ = child.try_wait();
+            if killpg(group, None).is_err() || Instant::now() >= until {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let _ = killpg(group, Signal::SIGKILL);
     let _ = child.wait();
 }
 
