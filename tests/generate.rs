@@ -145,10 +145,13 @@ fn a_node_generator_goes_through_the_math_random_shim() {
     // (Without --no-then-perses, the JSON grammar would go on to delete elements.)
     let result = fs::read_to_string(d.join("out.json")).unwrap();
     let xs: Vec<u64> = serde_json::from_str(&result).unwrap();
-    // The count's smallest value (3 elements), two of them lowered to 0.
-    assert_eq!(xs.len(), 3, "{result}");
-    assert_eq!(xs.iter().filter(|&&x| x >= 50).count(), 1, "{result}");
-    assert_eq!(xs.iter().filter(|&&x| x == 0).count(), 2, "{result}");
+    // One element of at least 50, every other lowered to 0, and no more elements than the
+    // count's smallest value (3) or that element's position needs (Math.random gives no
+    // loop pattern to delete iterations from, so the count only goes down to it).
+    let big: Vec<usize> = (0..xs.len()).filter(|&i| xs[i] >= 50).collect();
+    assert_eq!(big.len(), 1, "{result}");
+    assert_eq!(xs.iter().filter(|&&x| x == 0).count(), xs.len() - 1, "{result}");
+    assert!(xs.len() == 3 || big[0] == xs.len() - 1, "{result}");
     let replay = lopper_in(d, &["generate", "--replay", "out.json.trace", "--", "node", "gen.js", "1"]);
     assert_eq!(String::from_utf8(replay.stdout).unwrap(), result);
 }

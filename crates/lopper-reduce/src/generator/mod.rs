@@ -7,7 +7,7 @@
 //! - [`patterns`]: the reducible loop and selection patterns, from call stacks;
 //! - this module: the search. The *tree* strategy (GReduce's best) deletes loop iterations
 //!   largest loop first with the list minimizer, flips selections, then lowers the other
-//!   choices; the *sequence* strategy runs ddmin over the flat list of choices. Both repeat
+//!   choices (all, then ddmin, then bisection of those that must stay above their lowest); the *sequence* strategy runs ddmin over the flat list of choices. Both repeat
 //!   to a fixpoint. A candidate is accepted when its output is interesting and smaller
 //!   (bytes, then the number of choices, then choices not at their smallest value, so
 //!   that canonical values win at equal size); the new best trace is the one the re-execution
@@ -356,6 +356,36 @@ impl Search<'_> {
             let built = cands.iter().map(|k| lowered(k)).collect();
             self.first(built, &[])
         })?;
+        self.bisect()
+    }
+
+    /// Bisects each scalar choice still above its smallest value toward it (at most 8 steps
+    /// each): a count drawn as `Math.random() * n` or a `randint` length that must stay
+    /// above some value gets the smallest one that keeps the output interesting.
+    fn bisect(&mut self) -> Result<(), OracleError> {
+        let mut j = 0;
+        while j < self.best.len() {
+            let Some((mut lo, mut hi, int)) = self.best.choices[j].bisect_bounds() else {
+                j += 1;
+                continue;
+            };
+            for _ in 0..8 {
+                let mid = if int { ((lo + hi) / 2.0).floor() } else { (lo + hi) / 2.0 };
+                if mid <= lo || mid >= hi || j >= self.best.len() {
+                    break;
+                }
+                let text = if int { format!("{}", mid as i64) } else { format!("{mid:?}") };
+                let mut t = self.best.clone();
+                t.choices[j] = t.choices[j].with_value(&text);
+                let n = t.len();
+                if self.first(vec![Candidate { trace: t, origin: (0..n).collect(), skip: false }], &[])?.is_some() {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            j += 1;
+        }
         Ok(())
     }
 

@@ -63,6 +63,21 @@ impl Choice {
         }
     }
 
+    /// For a number drawn from a range (`random`, `uniform`, `randint`, `randrange`) above its
+    /// smallest value: (smallest, current, integer-valued), the interval the values pass
+    /// bisects (a count drawn as `Math.random() * n`, a length).
+    pub fn bisect_bounds(&self) -> Option<(f64, f64, bool)> {
+        let v: f64 = self.value.get().parse().ok()?;
+        let (lo, int) = match self.api.as_str() {
+            "random" => (0.0, false),
+            "uniform" => (self.args.first()?.as_f64()?, false),
+            "randint" | "randrange" if self.int_arg(2) == Some(1) => (self.int_arg(0)? as f64, true),
+            // An index into a sequence is rarely a count; bisecting every one costs too much.
+            _ => return None,
+        };
+        (v > lo && v.is_finite() && v < 9.0e15).then_some((lo, v, int))
+    }
+
     /// This choice with the value `value` (JSON text).
     pub fn with_value(&self, value: &str) -> Choice {
         let mut c = self.clone();
