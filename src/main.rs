@@ -431,7 +431,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         report::print_summary(&r, &outcome, oracle.cancelled());
     }
     if let Some(path) = &r.stats_path {
-        report::write_stats(path, &r, &outcome, oracle.cancelled()).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
+        report::write_stats(path, &r, &outcome, oracle.cancelled(), sane.runs)
+            .map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
     }
     if outcome.interrupted {
         return Err(Fail(exit::INTERRUPTED, String::new()));

@@ -146,6 +146,8 @@ struct StatsReport<'a> {
     interrupted: bool,
     jobs: usize,
     cancelled_speculative_runs: usize,
+    /// Test runs on the original before the reduction (not in `tests`).
+    sanity_runs: usize,
     invalid_share: f64,
     /// Per pass: tests, wall seconds, seconds in tests.
     passes: std::collections::BTreeMap<String, PassReport>,
@@ -172,7 +174,7 @@ impl PassReport {
 ///
 /// # Errors
 /// The I/O error of the write.
-pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, cancelled: usize) -> std::io::Result<()> {
+pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, cancelled: usize, sanity_runs: usize) -> std::io::Result<()> {
     let s = &outcome.stats;
     let after_tests: usize = s.pass_stats.iter().map(|p| p.tests).sum();
     let report = StatsReport {
@@ -182,6 +184,7 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, can
         interrupted: outcome.interrupted,
         jobs: r.jobs,
         cancelled_speculative_runs: cancelled,
+        sanity_runs,
         invalid_share: outcome.stats.invalid_share(),
         passes: [
             ("list".to_string(), PassReport::new(s.list_tests, None, s.list_time)),

@@ -30,7 +30,9 @@ fn an_identical_rerun_runs_no_test_beyond_the_sanity_checks() {
     assert!(first["tests"].as_u64().unwrap() > 5, "{first}");
     assert_eq!(first["remembered"], 0);
     let (_, second) = run(&case, &cache, "two.c", &[]);
+    // Only the two sanity runs on the original touch the test.
     assert_eq!(second["tests"], 0, "{second}");
+    assert_eq!(second["sanity_runs"], 2, "{second}");
     assert_eq!(second["remembered"].as_u64().unwrap(), first["tests"].as_u64().unwrap(), "{second}");
     assert_eq!(fs::read_to_string(case.path("one.c")).unwrap(), fs::read_to_string(case.path("two.c")).unwrap());
     // --no-cache tests again.
