@@ -9,20 +9,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A password-list generator: a count of lines, each a length and that many characters
-/// (inside a generator expression: a frame of its own), then a coin for a suffix.
-const PASSWORDS: &str = r#"
-import random, sys
-random.seed(int(sys.argv[1]))
-n = random.randint(1, 10)
-for _ in range(n):
-    length = random.randint(8, 16)
-    pw = ''.join(random.choice('abcdefghij0123456789') for _ in range(length))
-    if random.random() < 0.3:
-        pw = pw + random.choice(['!', '?', '#'])
-    xs = list(range(4)); random.shuffle(xs)
-    print(pw, random.sample(range(10), 2), random.choices('xyz', k=2), xs, random.getrandbits(3), round(random.uniform(1, 2), 3))
-"#;
+/// GReduce's password-list generator (examples/generators): a count of lines, each a
+/// length and that many characters (inside a generator expression: a frame of its own), a
+/// coin for a suffix, and one call of each other API.
+const PASSWORDS: &str = include_str!("../../../../examples/generators/passwords.py");
 
 fn runner(dir: &tempfile::TempDir, file: &str, source: &str, argv: &[&str]) -> GeneratorRunner {
     let path = dir.path().join(file);
