@@ -66,6 +66,9 @@ pub struct Reduction {
     pub clang_delta: bool,
 }
 
+/// Candidates per test slot handed to the oracle at once (see `Options::jobs`).
+pub const LOOKAHEAD: usize = 4;
+
 /// The `--passes` name of clang_delta's transformations.
 pub const CLANG_DELTA: &str = "clang_delta";
 
@@ -164,7 +167,11 @@ impl Reduction {
         }
         let transforms = a.transform.clone();
         let clang_delta = a.passes.iter().any(|p| p == CLANG_DELTA) && frontend.name() == "c";
-        let options = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm: a.algorithm, jobs, passes: a.passes, ..Options::default() };
+        // The reducer hands the oracle LOOKAHEAD times as many candidates as tests may run at
+        // once, so a slot that frees starts the next candidate at once instead of idling
+        // until the whole batch is judged; the result and counts do not depend on it.
+        let lookahead = if jobs > 1 { jobs * LOOKAHEAD } else { 1 };
+        let options = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm: a.algorithm, jobs: lookahead, passes: a.passes, ..Options::default() };
         let verbosity = match (a.quiet, a.verbose) {
             (true, _) => Verbosity::Quiet,
             (false, true) => Verbosity::Verbose,

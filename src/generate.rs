@@ -6,8 +6,9 @@
 use crate::{exit, sanity_failure_message, Fail};
 use clap::Args;
 use lopper_reduce::generator::{self, GenOptions, GenProgress, GenStats, Strategy};
+use lopper_reduce::oracle::cache::{PersistentCache, TestIdentity};
 use lopper_reduce::oracle::generator::{Align, GeneratorRunner};
-use lopper_reduce::{check_original, passes, sanity, Options, ScriptOracle};
+use lopper_reduce::{check_original, passes, sanity, Criteria, Options, ScriptOracle, TestCommand};
 use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
@@ -68,6 +69,12 @@ pub struct GenerateArgs {
     /// Write the run's statistics as JSON to this file.
     #[arg(long, value_name = "PATH")]
     pub stats: Option<PathBuf>,
+    /// Where verdicts are kept between runs (as for `lopper TEST FILE`).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Do not use or fill the persistent verdict cache.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
     /// Print only errors.
     #[arg(short, long)]
     pub quiet: bool,
@@ -181,8 +188,22 @@ pub fn generate_cmd(a: GenerateArgs) -> Result<(), Fail> {
     write_atomic(out, &output).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", out.display())))?;
     write_atomic(&trace_path(out), &trace.to_jsonl()).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", trace_path(out).display())))?;
     let opts = GenOptions { align: a.align, strategy: a.algorithm, jobs, fixpoint: true };
+    let cache_dir = (!a.no_cache).then(|| a.cache_dir.clone().unwrap_or_else(|| crate::output::cache_home().join("verdicts")));
+    let identity = TestIdentity::of(&TestCommand::Script(fs::canonicalize(test).unwrap_or(test.clone())), &Criteria::default(), std::ffi::OsStr::new(&name));
+    let mut direct = oracle;
+    let mut cached;
+    let oracle: &mut dyn lopper_reduce::Oracle = match &cache_dir {
+        Some(dir) => {
+            cached = PersistentCache::new(&mut direct, dir, identity);
+            if let Some(w) = cached.warning() {
+                eprintln!("lopper: warning: {w}");
+            }
+            &mut cached
+        }
+        None => &mut direct,
+    };
     let mut keeper = Keeper { out, quiet: a.quiet };
-    let outcome = generator::reduce_trace(&runner, &mut oracle, output, trace, &opts, &mut keeper).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
+    let outcome = generator::reduce_trace(&runner, oracle, output, trace, &opts, &mut keeper).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
     let s = &outcome.stats;
     if !a.quiet {
         eprintln!(
@@ -204,7 +225,7 @@ pub fn generate_cmd(a: GenerateArgs) -> Result<(), Fail> {
             let options = Options { jobs, passes: names.iter().map(|s| s.to_string()).collect(), ..Options::default() };
             let after = names.iter().filter_map(|p| passes::create(p)).collect();
             let mut keep = OutputKeeper(out);
-            match lopper_reduce::reduce_with_passes(&frontend, &outcome.output, &mut oracle, &options, after, &mut keep) {
+            match lopper_reduce::reduce_with_passes(&frontend, &outcome.output, oracle, &options, after, &mut keep) {
                 Ok(o) => {
                     if !a.quiet {
                         eprintln!(

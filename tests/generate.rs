@@ -25,7 +25,7 @@ fn lopper_in(dir: &Path, args: &[&str]) -> Output {
     // A temp dir of its own, to see that nothing is left in it.
     let tmp = dir.join("tmp");
     fs::create_dir_all(&tmp).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_lopper")).current_dir(dir).env("TMPDIR", &tmp).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_lopper")).current_dir(dir).env("TMPDIR", &tmp).env("LOPPER_CACHE", dir.join("cache")).args(args).output().unwrap()
 }
 
 fn stats(dir: &Path, name: &str) -> serde_json::Value {
@@ -67,6 +67,13 @@ fn the_password_generator_reduces_to_one_valid_password_with_a_c() {
     assert!(g["choices_after"].as_u64().unwrap() < g["choices_before"].as_u64().unwrap() / 3, "{s}");
     assert_eq!(g["bytes_after"].as_u64().unwrap() as usize, result.len());
     assert!(g["tests"].as_u64().unwrap() > 0);
+    // A second run of the same reduction tests nothing: the verdicts are remembered.
+    let again = lopper_in(d, &["generate", "-q", "--name", "out.txt", "-o", "again.txt", "--stats", "s2.json", "./test.sh", "--", "python3", "gen.py", "7"]);
+    assert_exit(&again, 0);
+    assert_eq!(fs::read_to_string(d.join("again.txt")).unwrap(), result);
+    let g2 = &stats(d, "s2.json")["generator"];
+    assert_eq!(g2["tests"], 0, "{g2}");
+    assert_eq!(g2["remembered"], g["tests"], "{g2}");
     // The trace beside it replays to the same output.
     let replay = lopper_in(d, &["generate", "--replay", "out.txt.trace", "--", "python3", "gen.py", "7"]);
     assert_exit(&replay, 0);
@@ -226,7 +233,10 @@ fn the_result_and_counts_are_the_same_for_every_jobs() {
     let mut seen: Vec<(String, serde_json::Value)> = Vec::new();
     for jobs in ["1", "3"] {
         let (o, s) = (format!("out{jobs}.txt"), format!("s{jobs}.json"));
-        let out = lopper_in(d, &["generate", "-q", "-j", jobs, "--no-then-perses", "-o", &o, "--stats", &s, "./test.sh", "--", "python3", "gen.py", "11"]);
+        let out = lopper_in(
+            d,
+            &["generate", "-q", "-j", jobs, "--no-cache", "--no-then-perses", "-o", &o, "--stats", &s, "./test.sh", "--", "python3", "gen.py", "11"],
+        );
         assert_exit(&out, 0);
         let mut st = stats(d, &s)["generator"].clone();
         let m = st.as_object_mut().unwrap();

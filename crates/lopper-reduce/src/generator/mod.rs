@@ -88,6 +88,8 @@ pub struct GenStats {
     pub tests: usize,
     /// Candidates answered from the verdict cache (same output seen before).
     pub cache_hits: usize,
+    /// Outputs judged by an earlier run (the persistent verdict cache): not tests.
+    pub remembered: usize,
     /// Candidates accepted.
     pub accepted: usize,
     /// Rounds run.
@@ -468,9 +470,11 @@ impl Search<'_> {
         let mut winner = (stop < known.len()).then_some(stop);
         if !untested.is_empty() {
             let texts: Vec<&str> = untested.iter().map(|&i| outputs[i].as_ref().expect("untested candidates have output").0.as_str()).collect();
-            let verdicts = self.oracle.first_interesting(&texts)?;
-            self.stats.tests += verdicts.len();
-            for (k, v) in verdicts.iter().enumerate() {
+            let verdicts = self.oracle.first_interesting_remembered(&texts)?;
+            let remembered = verdicts.iter().filter(|(_, r)| *r).count();
+            self.stats.remembered += remembered;
+            self.stats.tests += verdicts.len() - remembered;
+            for (k, (v, _)) in verdicts.iter().enumerate() {
                 let i = untested[k];
                 self.cache.insert(blake3::hash(texts[k].as_bytes()), *v);
                 if *v == Verdict::Interesting {
