@@ -28,5 +28,5 @@ chmod +x "$work/test.sh"
 cargo build --release --quiet --manifest-path "$root/Cargo.toml"
 echo "input: $(wc -c < "$work/big.c") bytes"
 /usr/bin/time -f "peak RSS: %M KB, wall: %e s, user: %U s" \
-  "$root/target/release/lopper" -o "$work/out.c" "$work/test.sh" "$work/big.c" 2>&1 | grep -v '^\['
+  "$root/target/release/lopper" --no-cache -o "$work/out.c" "$work/test.sh" "$work/big.c" 2>&1 | grep -v '^\['
 echo "result:"; cat "$work/out.c"

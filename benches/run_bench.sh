@@ -12,6 +12,7 @@
 #   BUDGET        environment: seconds per run; at the budget lopper gets SIGINT and keeps
 #                 its best so far (the row says budget_hit=yes). Default: no budget.
 #   LOPPER        environment: the lopper binary to run (default: build target/release)
+#   JOBS          environment: -j for lopper (default: the number of cores)
 set -euo pipefail
 algorithm=${ALGORITHM:-perses}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +43,8 @@ for case in "$corpus"/*/; do
   echo "== $name" | tee -a "$out/runs.txt"
   start=$(date +%s.%N)
   set +e
-  "${limit[@]}" "$lopper" --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
+  # --no-cache: every run measures real tests, not verdicts remembered from an earlier run.
+  "${limit[@]}" "$lopper" --no-cache ${JOBS:+-j "$JOBS"} --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
   rc=$?
   set -e
   wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
