@@ -62,6 +62,8 @@ pub struct Reduction {
     pub verbosity: Verbosity,
     /// `--transform` commands.
     pub transforms: Vec<String>,
+    /// `--transform-count` commands: the i-th counts the i-th transform's instances.
+    pub transform_counts: Vec<String>,
     /// Whether clang_delta's passes were asked for and apply (a C program).
     pub clang_delta: bool,
 }
@@ -161,11 +163,22 @@ impl Reduction {
         // Baselines know no grammar: their invalid candidates are tested, and counted.
         let baseline = a.algorithm != Algorithm::Perses;
         let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
-        if let Some(bad) = a.passes.iter().find(|p| *p != passes::PERSES && *p != CLANG_DELTA && passes::create(p).is_none()) {
-            let known: Vec<&str> = std::iter::once(passes::PERSES).chain(passes::BUILT_IN.iter().map(|b| b.0)).chain([CLANG_DELTA]).collect();
+        let layout = passes::layout::LAYOUT.0;
+        if let Some(bad) = a.passes.iter().find(|p| *p != passes::PERSES && *p != CLANG_DELTA && *p != layout && passes::create(p).is_none()) {
+            let known: Vec<&str> = std::iter::once(passes::PERSES).chain(passes::BUILT_IN.iter().map(|b| b.0)).chain([CLANG_DELTA, layout]).collect();
             return Err(Fail(exit::USAGE, format!("unknown pass `{bad}` (known: {}; see --list-passes)", known.join(", "))));
         }
         let transforms = a.transform.clone();
+        if a.transform_count.len() > transforms.len() {
+            return Err(Fail(
+                exit::USAGE,
+                format!(
+                    "{} --transform-count for {} --transform: each count command belongs to the --transform in the same position",
+                    a.transform_count.len(),
+                    transforms.len()
+                ),
+            ));
+        }
         let clang_delta = a.passes.iter().any(|p| p == CLANG_DELTA) && frontend.name() == "c";
         // The reducer hands the oracle LOOKAHEAD times as many candidates as tests may run at
         // once, so a slot that frees starts the next candidate at once instead of idling
@@ -195,6 +208,7 @@ impl Reduction {
             cache_dir: if a.no_cache { None } else { Some(a.cache_dir.clone().unwrap_or_else(|| output::cache_home().join("verdicts"))) },
             verbosity,
             transforms,
+            transform_counts: a.transform_count.clone(),
             clang_delta,
         })
     }
@@ -208,23 +222,28 @@ impl Reduction {
     /// Creating an external runner's temporary directory.
     pub fn after_passes(&self, timeout: Duration, interrupt: &Arc<AtomicBool>) -> Result<Vec<Box<dyn Pass>>, lopper_reduce::OracleError> {
         let mut after: Vec<Box<dyn Pass>> = self.options.passes.iter().filter_map(|p| passes::create(p)).collect();
-        let external = |name: String, cmd: &str| -> Result<Box<dyn Pass>, lopper_reduce::OracleError> {
+        let external = |name: String, cmd: &str, count: Option<&String>| -> Result<Box<dyn Pass>, lopper_reduce::OracleError> {
             let runner = TransformRunner::new(cmd, self.file_name.clone(), timeout, interrupt.clone())?.with_encoding(self.encoding);
-            Ok(Box::new(External::new(name, runner)))
+            let pass = External::new(name, runner);
+            Ok(Box::new(match count {
+                Some(c) => pass.with_count(c),
+                None => pass,
+            }))
         };
         if self.clang_delta {
             match passes::external::find_clang_delta() {
                 Some(bin) => {
                     for t in passes::external::CLANG_DELTA_C {
-                        after.push(external(format!("clang_delta:{t}"), &passes::external::clang_delta(&bin, t))?);
+                        let (cmd, count) = passes::external::clang_delta(&bin, t);
+                        after.push(external(format!("clang_delta:{t}"), &cmd, Some(&count))?);
                     }
                 }
                 None if self.verbosity != Verbosity::Quiet => eprintln!("lopper: clang_delta not found (apt-get install cvise); its passes are skipped"),
                 None => {}
             }
         }
-        for cmd in &self.transforms {
-            after.push(external(cmd.clone(), cmd)?);
+        for (i, cmd) in self.transforms.iter().enumerate() {
+            after.push(external(cmd.clone(), cmd, self.transform_counts.get(i))?);
         }
         Ok(after)
     }

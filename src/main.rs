@@ -65,9 +65,10 @@ pub struct ReduceArgs {
     /// The passes, in order, comma-separated: `perses` (Perses' list deletion and
     /// replacement), the passes past 1-minimality (`subtrees`, `tokens`, `identifiers`,
     /// `literals`), and
-    /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed); see
-    /// --list-passes. Default: all of them.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,subtrees,tokens,identifiers,literals,clang_delta")]
+    /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed), and
+    /// `layout` (the result laid out readably, once at the end); see --list-passes.
+    /// Default: all of them.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,subtrees,tokens,identifiers,literals,clang_delta,layout")]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may
@@ -75,6 +76,11 @@ pub struct ReduceArgs {
     /// from 1); exit 0 = a variant, 255 or 1 = no instance n. See docs/transformations.md.
     #[arg(long, value_name = "CMD")]
     pub transform: Vec<String>,
+    /// The instance count of the --transform in the same position (Regehr's get_count): a
+    /// shell command with `{file}` that prints the number of instances. With it the
+    /// transformation runs backwards, `{n}` from the count down to 1.
+    #[arg(long, value_name = "CMD")]
+    pub transform_count: Vec<String>,
     /// List the passes with their sources, and exit.
     #[arg(long)]
     pub list_passes: bool,
@@ -349,6 +355,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         }
         let found = passes::external::find_clang_delta().map_or("not found: apt-get install cvise".to_string(), |p| format!("found: {}", p.display()));
         println!("{:14} C-Vise's clang_delta on C programs ({found}): {}", config::CLANG_DELTA, passes::external::CLANG_DELTA_C.join(", "));
+        println!("{:14} {}", passes::layout::LAYOUT.0, passes::layout::LAYOUT.1);
         return Ok(());
     }
     let mut r = Reduction::from_args(a)?;

@@ -69,3 +69,32 @@ fn clang_delta_passes_reduce_a_c_program() {
     let accepted = |t: &str| s["passes"][format!("clang_delta:{t}").as_str()]["accepted"].as_u64().unwrap();
     assert!(accepted("remove-unused-function") >= 1 && accepted("rename-fun") >= 1, "{}", s["passes"]);
 }
+
+#[test]
+fn a_count_command_makes_the_transformation_run_backwards() {
+    require_tool("gcc");
+    require_tool("python3");
+    let src = "int scale(int x) {\n    int y = x * 42 + 7;\n    return (y - 300) / 0;\n}\n";
+    let case = Case::new("div.c", src, DIV_BY_ZERO);
+    let plug_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transforms/one_constant.py");
+    let log = case.path("instances.log");
+    // The plug-in, logging each instance number it is run with.
+    let cmd = format!("echo {{n}} >> '{}'; python3 '{}' {{file}} {{n}} {{out}}", log.display(), plug_in.display());
+    let count = format!("python3 '{}' --count {{file}}", plug_in.display());
+    let stats_path = case.path("stats.json");
+    let out =
+        case.lopper(&["-q", "-j", "1", "--passes", "identifiers", "--transform", &cmd, "--transform-count", &count, "--stats", stats_path.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert_eq!(reduced, "int a(int b) {\n    int c = b * 1 + 1;\n    return (c - 1) / 0;\n}\n");
+    // Four constants: n = 4 (the 0, whose 1 is not smaller: untested), then 300, 7 and 42,
+    // each at n = count - k on the new best; the second round sees one constant, the 0.
+    // Instance 5 and beyond are never run: the count bounds them.
+    let ns: Vec<usize> = fs::read_to_string(&log).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(ns, [4, 3, 2, 1, 1]);
+    let s = stats(&case);
+    assert_eq!((s["passes"][cmd.as_str()]["accepted"].as_u64(), s["passes"][cmd.as_str()]["tests"].as_u64()), (Some(3), Some(3)), "{}", s["passes"]);
+    // A count without its transform is a usage error.
+    let out = case.lopper(&["--transform-count", &count]);
+    assert_exit(&out, 2);
+}

@@ -636,38 +636,9 @@ impl TransformRunner {
     /// [`OracleError::Interrupted`] on Ctrl-C; [`OracleError::Io`] for the run directory or
     /// the shell.
     pub fn run(&self, program: &str, n: usize) -> Result<TransformOutcome, OracleError> {
-        let run = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
-        let dir = self.root.path().join(format!("x{run}"));
-        fs::create_dir(&dir).map_err(io_at(&dir))?;
-        let file = dir.join(&self.file_name);
-        let out = dir.join(".lopper-out");
-        fs::write(&file, self.encoding.encode(program)).map_err(io_at(&file))?;
-        let quote = |p: &Path| shell_quote(&p.to_string_lossy());
-        let line = self.command.replace("{file}", &quote(&file)).replace("{out}", &quote(&out)).replace("{n}", &n.to_string());
-        let stderr_path = dir.join(".lopper-stderr");
-        let stderr = fs::File::create(&stderr_path).map_err(io_at(&stderr_path))?;
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c").arg(&line).current_dir(&dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr).process_group(0);
-        private_tmp(&mut cmd, &dir)?;
-        let mut child = cmd.spawn().map_err(io_at(Path::new("sh")))?;
-        let started = Instant::now();
-        let ending = loop {
-            match poll_child(&mut child, started, self.timeout, &self.interrupt, Duration::from_millis(50), &dir) {
-                Ok(Some(e)) => break Ok(e),
-                Ok(None) => {}
-                Err(e) => break Err(e),
-            }
-        };
-        kill_group(&mut child);
-        let status = match ending {
-            Ok(Ending::Exited(s)) => Some(s),
-            Ok(Ending::TimedOut) => None,
-            Err(e) => {
-                let _ = fs::remove_dir_all(&dir);
-                return Err(e);
-            }
-        };
-        let outcome = match status.and_then(|s| s.code()) {
+        let run = self.execute(&self.command, program, n)?;
+        let (file, out) = (run.dir.join(&self.file_name), run.dir.join(".lopper-out"));
+        let outcome = match run.status.and_then(|s| s.code()) {
             Some(0) => {
                 let variant = fs::read(&out).or_else(|_| fs::read(&file)).map_err(io_at(&file))?;
                 let variant = self.encoding.decode_as(&variant);
@@ -678,19 +649,95 @@ impl TransformRunner {
                 }
             }
             Some(1 | 255) => TransformOutcome::NoInstance,
-            code => {
-                let err = fs::read_to_string(&stderr_path).unwrap_or_default();
-                let how = match (status, code) {
-                    (None, _) => format!("did not finish within {} s", self.timeout.as_secs_f64()),
-                    (_, Some(c)) => format!("exited with status {c}"),
-                    _ => "was killed by a signal".to_string(),
-                };
-                let last: Vec<&str> = err.trim().lines().rev().take(5).collect();
-                let last: Vec<&str> = last.into_iter().rev().collect();
-                TransformOutcome::Failed(format!("`{line}` {how}{}", if last.is_empty() { String::new() } else { format!(": {}", last.join(" | ")) }))
+            _ => TransformOutcome::Failed(run.failure()),
+        };
+        Ok(outcome)
+    }
+
+    /// Runs the count command `command` (Regehr's optional `get_count`; `{file}` as for
+    /// [`TransformRunner::run`], no `{n}`) on `program`: the number of instances, the last
+    /// integer it prints on standard output (`clang_delta --query-instances` prints
+    /// `Available transformation instances: 3`).
+    ///
+    /// # Errors
+    /// `Ok(Err(why))` when the command fails or prints no number; [`OracleError`] as for
+    /// [`TransformRunner::run`].
+    pub fn count(&self, command: &str, program: &str) -> Result<Result<usize, String>, OracleError> {
+        let run = self.execute(command, program, 0)?;
+        if run.status.and_then(|s| s.code()) != Some(0) {
+            return Ok(Err(run.failure()));
+        }
+        let stdout = fs::read_to_string(run.dir.join(".lopper-stdout")).unwrap_or_default();
+        let last = stdout.split(|c: char| !c.is_ascii_digit()).rfind(|w| !w.is_empty());
+        Ok(last.and_then(|w| w.parse().ok()).ok_or_else(|| format!("`{}` printed no instance count: {:?}", run.line, stdout.trim())))
+    }
+
+    /// Runs the command line `command` with `{file}` (holding `program`), `{out}` and `{n}`
+    /// substituted, in a fresh run directory (removed when the [`TransformRun`] is dropped),
+    /// with the time limit and the process-group discipline of test runs.
+    fn execute(&self, command: &str, program: &str, n: usize) -> Result<TransformRun, OracleError> {
+        let run = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let dir = self.root.path().join(format!("x{run}"));
+        fs::create_dir(&dir).map_err(io_at(&dir))?;
+        let file = dir.join(&self.file_name);
+        let out = dir.join(".lopper-out");
+        fs::write(&file, self.encoding.encode(program)).map_err(io_at(&file))?;
+        let quote = |p: &Path| shell_quote(&p.to_string_lossy());
+        let line = command.replace("{file}", &quote(&file)).replace("{out}", &quote(&out)).replace("{n}", &n.to_string());
+        let mut run = TransformRun { dir, line, status: None, timeout: self.timeout };
+        let open = |name: &str| {
+            let path = run.dir.join(name);
+            fs::File::create(&path).map_err(io_at(&path))
+        };
+        let (stdout, stderr) = (open(".lopper-stdout")?, open(".lopper-stderr")?);
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(&run.line).current_dir(&run.dir).stdin(Stdio::null()).stdout(stdout).stderr(stderr).process_group(0);
+        private_tmp(&mut cmd, &run.dir)?;
+        let mut child = cmd.spawn().map_err(io_at(Path::new("sh")))?;
+        let started = Instant::now();
+        let ending = loop {
+            match poll_child(&mut child, started, self.timeout, &self.interrupt, Duration::from_millis(50), &run.dir) {
+                Ok(Some(e)) => break Ok(e),
+                Ok(None) => {}
+                Err(e) => break Err(e),
             }
         };
-        let _ = fs::remove_dir_all(&dir);
-        Ok(outcome)
+        kill_group(&mut child);
+        run.status = match ending? {
+            Ending::Exited(s) => Some(s),
+            Ending::TimedOut => None,
+        };
+        Ok(run)
+    }
+}
+
+/// One finished run of a transformation command; its directory goes when it is dropped.
+struct TransformRun {
+    dir: PathBuf,
+    /// The command line as run.
+    line: String,
+    /// Its exit status; `None` if it hit the time limit.
+    status: Option<std::process::ExitStatus>,
+    timeout: Duration,
+}
+
+impl TransformRun {
+    /// Why the run counts as failed: how it ended, with the last lines of its stderr.
+    fn failure(&self) -> String {
+        let err = fs::read_to_string(self.dir.join(".lopper-stderr")).unwrap_or_default();
+        let how = match self.status.map(|s| s.code()) {
+            None => format!("did not finish within {} s", self.timeout.as_secs_f64()),
+            Some(Some(c)) => format!("exited with status {c}"),
+            Some(None) => "was killed by a signal".to_string(),
+        };
+        let last: Vec<&str> = err.trim().lines().rev().take(5).collect();
+        let last: Vec<&str> = last.into_iter().rev().collect();
+        format!("`{}` {how}{}", self.line, if last.is_empty() { String::new() } else { format!(": {}", last.join(" | ")) })
+    }
+}
+
+impl Drop for TransformRun {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
     }
 }

@@ -13,14 +13,29 @@ use std::path::{Path, PathBuf};
 pub struct External {
     name: String,
     runner: TransformRunner,
+    /// The count command (Regehr's `get_count`), if any.
+    count: Option<String>,
+    /// Its answer on the current best: the number of instances, or why it failed.
+    instances: Option<Result<usize, String>>,
     /// An interrupt met while running the command, handed to the reducer.
     interrupted: Cell<bool>,
 }
 
 impl External {
-    /// A pass named `name` that runs `runner`'s command.
+    /// A pass named `name` that runs `runner`'s command with `{n}` = 1, 2, … until there is
+    /// no instance.
     pub fn new(name: impl Into<String>, runner: TransformRunner) -> External {
-        External { name: name.into(), runner, interrupted: Cell::new(false) }
+        External { name: name.into(), runner, count: None, instances: None, interrupted: Cell::new(false) }
+    }
+
+    /// With a count command (`{file}`; it prints the number of instances `c` of the current
+    /// best), the pass goes backwards, Regehr's use of `get_count`: instance `k` runs the
+    /// command with `{n}` = `c - k`, so a variant that removes instance `n` leaves the
+    /// numbers below it as they were, and retrying `k` on the new best (count `c - 1`)
+    /// reaches `n - 1`. Instances past `c` are never run.
+    pub fn with_count(mut self, count: impl Into<String>) -> External {
+        self.count = Some(count.into());
+        self
     }
 }
 
@@ -29,10 +44,25 @@ impl Pass for External {
         &self.name
     }
 
-    fn prepare(&mut self, _cx: Context<'_>) {}
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.instances = self.count.as_ref().map(|c| match self.runner.count(c, cx.best) {
+            Ok(answer) => answer,
+            Err(OracleError::Interrupted) => {
+                self.interrupted.set(true);
+                Ok(0)
+            }
+            Err(e) => Err(e.to_string()),
+        });
+    }
 
     fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
-        match self.runner.run(cx.best, k + 1) {
+        let n = match &self.instances {
+            None => k + 1,
+            Some(Ok(c)) if k < *c => c - k,
+            Some(Ok(_)) => return Instance::Exhausted,
+            Some(Err(why)) => return Instance::Error(why.clone()),
+        };
+        match self.runner.run(cx.best, n) {
             Ok(TransformOutcome::Variant(text)) => Instance::Text(text),
             Ok(TransformOutcome::Unchanged) => Instance::Skip,
             Ok(TransformOutcome::NoInstance) => Instance::Exhausted,
@@ -86,8 +116,9 @@ pub fn find_clang_delta() -> Option<PathBuf> {
 
 /// The command line that runs one `clang_delta` transformation in the protocol:
 /// `clang_delta --transformation=T --counter={n} {file} > {out}` (it prints the variant,
-/// and exits 1 when the counter passes the last instance).
-pub fn clang_delta(binary: &Path, transformation: &str) -> String {
+/// and exits 1 when the counter passes the last instance), and its count command,
+/// `clang_delta --query-instances=T {file}`.
+pub fn clang_delta(binary: &Path, transformation: &str) -> (String, String) {
     let bin = crate::oracle::shell_quote(&binary.to_string_lossy());
-    format!("{bin} --transformation={transformation} --counter={{n}} {{file}} > {{out}}")
+    (format!("{bin} --transformation={transformation} --counter={{n}} {{file}} > {{out}}"), format!("{bin} --query-instances={transformation} {{file}}"))
 }

@@ -16,10 +16,12 @@
 //! One module per pass: [`identifiers`] and [`literals`] (T-Rec's lexical
 //! canonicalization, Vulcan's identifier replacement), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
-//! `clang_delta`).
+//! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
+//! out readably, once, after the fixpoint.
 
 pub mod external;
 pub mod identifiers;
+pub mod layout;
 pub mod literals;
 pub mod subtrees;
 pub mod tokens;

@@ -158,3 +158,51 @@ fn subtrees_replace_a_node_by_the_smallest_text_its_slot_derives() {
     // A block in statement position becomes the shortest statement, `;`.
     assert!(v.contains(&"int f(int a) { if (a) ; return (a + 2) * a; }\n".to_string()), "{v:#?}");
 }
+
+/// The layout of `src` in the language of `f`.
+fn laid_out(f: &Frontend, src: &str) -> String {
+    let tree = f.parse(src).unwrap().tree;
+    let out = layout::layout(&tree);
+    // Same tokens, in the same order, and no new syntax errors.
+    let again = f.parse(&out).unwrap().tree;
+    let texts = |t: &lopper_tree::Tree| t.token_ids().iter().map(|&i| t.token_text(i).to_string()).collect::<Vec<_>>();
+    assert_eq!(texts(&tree), texts(&again), "{out}");
+    assert_eq!(f.syntax_errors(&out).unwrap(), f.syntax_errors(src).unwrap(), "{out}");
+    out
+}
+
+#[test]
+fn layout_reindents_by_bracket_depth_and_unglues_operators() {
+    let c = Frontend::new(Language::C).unwrap();
+    // Ragged lines left by deleted nesting, a glued `=`, runs of spaces, a comma glued on.
+    let src = "#define N 1\nint f(int a,int b){\n    int x=a;\n      if (x)   {\n  return b;\n            }\n    return  x;\n}\n";
+    assert_eq!(
+        laid_out(&c, src),
+        "#define N 1\nint f(int a, int b){\n    int x = a;\n    if (x) {\n        return b;\n    }\n    return x;\n}\n",
+        "the unit is the step most lines were indented by (4)"
+    );
+    let js = Frontend::new(Language::JavaScript).unwrap();
+    assert_eq!(laid_out(&js, "let f = () =>url;\nclass A {\n\t\tstatic {\n\tf()\n  }\n}\n"), "let f = () => url;\nclass A {\n\tstatic {\n\t\tf()\n\t}\n}\n");
+    let java = Frontend::new(Language::Java).unwrap();
+    assert_eq!(laid_out(&java, "class A {\n  void m() {\n      int[] a={1,2};\n  }\n}\n"), "class A {\n  void m() {\n    int[] a = {1, 2};\n  }\n}\n");
+    // A grammar file's language: JSON keeps its one line, commas get their space.
+    assert_eq!(laid_out(&json(), "{\"a\":[1,2],   \"b\":{}}"), "{\"a\":[1, 2], \"b\":{}}");
+}
+
+#[test]
+fn layout_is_tested_once_at_the_end_and_kept_when_interesting() {
+    let c = Frontend::new(Language::C).unwrap();
+    let src = "int main(void) {\n        int  x=1;\n  return x;\n}\n";
+    let opts = |passes: &[&str]| Options { passes: passes.iter().map(|p| p.to_string()).collect(), ..Options::default() };
+    // Interesting: any program that mentions `x` (Perses leaves `int x=1;` and `return x;`
+    // alone when both must stay).
+    let mut oracle = |t: &str| t.contains("int") && t.contains("x=1") || t.contains("x = 1");
+    let out = reduce(&c, src, &mut oracle, &opts(&["layout"]), &mut NoProgress).unwrap();
+    assert_eq!(out.text, "int main(void) {\n  int x = 1;\n  return x;\n}\n");
+    let layout = out.stats.pass_stats.iter().find(|p| p.name == "layout").expect("layout has its stats");
+    assert_eq!((layout.tests, layout.accepted), (1, 1));
+    // A test that needs the old whitespace keeps it: the layout is rejected, nothing lost.
+    let mut picky = |t: &str| t.contains("int  x=1");
+    let out = reduce(&c, src, &mut picky, &opts(&["layout"]), &mut NoProgress).unwrap();
+    assert_eq!(out.text, src);
+}

@@ -415,11 +415,27 @@ impl Reducer<'_> {
                 tree = t;
             }
             if after.is_empty() || !self.run_passes(&mut after, tree)? || !self.opts.fixpoint {
-                return Ok(());
+                break;
             }
             let Some(t) = self.parse_best() else { return Ok(()) };
             tree = t;
         }
+        if self.opts.passes.iter().any(|p| p == passes::layout::LAYOUT.0) {
+            self.layout()?;
+        }
+        Ok(())
+    }
+
+    /// The layout step (`passes::layout`): the best laid out readably, tested once; kept if
+    /// interesting and free of new syntax errors, whatever its size.
+    fn layout(&mut self) -> Result<(), OracleError> {
+        let Some(tree) = self.parse_best() else { return Ok(()) };
+        self.stats.pass_stats.push(PassStats { name: passes::layout::LAYOUT.0.to_string(), ..PassStats::default() });
+        self.set_pass(Pass::After(self.stats.pass_stats.len() - 1));
+        let text = passes::layout::layout(&tree);
+        let tokens = tree.token_count();
+        self.first_interesting(&[text], |_| tokens)?;
+        Ok(())
     }
 
     /// Perses rounds from `tree` until one removes nothing (or one round without fixpoint
@@ -515,7 +531,7 @@ impl Reducer<'_> {
             Pass::List => "list",
             Pass::Replace => "replace",
             Pass::Other => "comments",
-            Pass::After(i) => passes::BUILT_IN.iter().find(|b| b.0 == self.stats.pass_stats[i].name).map_or("pass", |b| b.0),
+            Pass::After(i) => passes::BUILT_IN.iter().chain([&passes::layout::LAYOUT]).find(|b| b.0 == self.stats.pass_stats[i].name).map_or("pass", |b| b.0),
         };
     }
 

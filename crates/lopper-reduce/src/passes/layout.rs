@@ -1,0 +1,135 @@
+//! Layout: the final result laid out readably, tested once like every other candidate.
+//!
+//! Deletions leave their marks on the whitespace of what stays: a token that lost its
+//! neighbour sits glued to the next operator (`() =>url`), lines keep the indentation of a
+//! nesting that is gone, one space becomes a run of them. The layout keeps the tokens and
+//! the line structure of the best program and rewrites only the whitespace between tokens:
+//! a gap with a line break becomes one line break plus the indentation of the bracket depth
+//! (`{ ( [` open, `} ) ]` close; a line that starts with closers is dedented), any other
+//! whitespace one space, and an empty gap stays empty except around assignment, comparison
+//! and logical operators and after a comma. Gaps holding comments (kept because the test
+//! needs them) stay as they are. The indentation unit is the source's own (its tab, or its
+//! smallest indentation step).
+//!
+//! Unlike the passes in Regehr's contract this one does not make the program smaller (it may
+//! add bytes), so the reducer runs it once, after the global fixpoint, and keeps its text
+//! only if it is interesting and has no new syntax errors.
+
+use lopper_tree::{NodeId, Tree};
+use std::ops::Range;
+
+/// The `--passes` name of the layout step, and what it does.
+pub const LAYOUT: (&str, &str) = (
+    "layout",
+    "the final result laid out readably: one line break and the bracket depth's indentation where the best had a line break, single spaces, no token glued to an operator; tested once",
+);
+
+/// Operators that read better with a space on each side (`a = b`, `() => x`, `a && b`).
+const SPACED: [&str; 27] = [
+    "=", "==", "===", "!=", "!==", "=>", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>=", "&&", "||", "??", "<=", ">=", "**=", "&&=",
+    "||=", "??=", ":=",
+];
+
+/// The best program `tree` (parsed from its text) laid out as the module docs say. The tokens
+/// and their order are unchanged.
+pub fn layout(tree: &Tree) -> String {
+    let src = tree.source();
+    let tokens = tree.token_ids();
+    // What goes before each token, and each line's bracket depth with its old indentation.
+    let mut gaps = Vec::with_capacity(tokens.len());
+    let mut lines = Vec::new();
+    let mut depth = 0usize;
+    let mut prev_end = 0usize;
+    let mut prev_text = "";
+    for (i, &id) in tokens.iter().enumerate() {
+        let text = tree.token_text(id);
+        let start = span(tree, id).start;
+        let gap = &src[prev_end..start];
+        gaps.push(if i == 0 {
+            Gap::Empty
+        } else if !gap.chars().all(char::is_whitespace) {
+            // A comment the test needs: untouched.
+            Gap::Verbatim(prev_end..start)
+        } else if let Some(at) = gap.rfind('\n') {
+            // Closers at the start of the line dedent it; preprocessor lines stay at column 0.
+            let same_line = |j: usize| j == i || !src[span(tree, tokens[j - 1]).end..span(tree, tokens[j]).start].contains('\n');
+            let closing = (i..tokens.len()).take_while(|&j| same_line(j) && is_closer(tree.token_text(tokens[j]))).count();
+            let d = if text.starts_with('#') { 0 } else { depth.saturating_sub(closing) };
+            lines.push((&gap[at + 1..], d));
+            Gap::Line(d)
+        } else if !gap.is_empty() || SPACED.contains(&prev_text) || SPACED.contains(&text) || (prev_text == "," && !is_closer(text)) {
+            Gap::Space
+        } else {
+            Gap::Empty
+        });
+        if is_opener(text) {
+            depth += 1;
+        } else if is_closer(text) {
+            depth = depth.saturating_sub(1);
+        }
+        prev_end = span(tree, id).end;
+        prev_text = text;
+    }
+    let unit = indent_unit(&lines);
+    let nl = tree.line_break();
+    let mut out = String::with_capacity(src.len());
+    for (&id, gap) in tokens.iter().zip(gaps) {
+        match gap {
+            Gap::Empty => {}
+            Gap::Space => out.push(' '),
+            Gap::Line(d) => {
+                out.push_str(nl);
+                out.push_str(&unit.repeat(d));
+            }
+            Gap::Verbatim(r) => out.push_str(&src[r]),
+        }
+        out.push_str(tree.token_text(id));
+    }
+    let tail = &src[prev_end..];
+    if !tail.chars().all(char::is_whitespace) {
+        out.push_str(tail);
+    } else if tail.contains('\n') {
+        out.push_str(nl);
+    }
+    out
+}
+
+/// The whitespace before a token in the layout.
+enum Gap {
+    Empty,
+    Space,
+    /// A line break, then this many indentation units.
+    Line(usize),
+    /// This part of the source, as it is.
+    Verbatim(Range<usize>),
+}
+
+/// Where token `id` is in the source, in bytes.
+fn span(tree: &Tree, id: NodeId) -> Range<usize> {
+    tree.node(id).text.as_ref().map_or(0..0, |r| r.start as usize..r.end as usize)
+}
+
+fn is_opener(t: &str) -> bool {
+    matches!(t, "{" | "(" | "[" | "${")
+}
+
+fn is_closer(t: &str) -> bool {
+    matches!(t, "}" | ")" | "]")
+}
+
+/// The source's indentation unit, from its lines' old indentation and new depth: a tab if
+/// indented lines start with one, else the step (1-8 spaces) that most lines with depth
+/// `d > 0` were indented by (`width / d`), the smaller on a tie, else two spaces.
+fn indent_unit(lines: &[(&str, usize)]) -> String {
+    let mut votes = [0usize; 9];
+    for &(indent, d) in lines.iter().filter(|l| l.1 > 0) {
+        if indent.starts_with('\t') {
+            return "\t".into();
+        }
+        if indent.len() % d == 0 && (1..=8).contains(&(indent.len() / d)) {
+            votes[indent.len() / d] += 1;
+        }
+    }
+    let best = (1..=8).rev().max_by_key(|&w| votes[w]).filter(|&w| votes[w] > 0);
+    " ".repeat(best.unwrap_or(2))
+}
