@@ -105,22 +105,16 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, cancelled: usize) {
         "  tests     {} run ({:.3} s the first), {} cache hits, {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {cancelled} speculative runs cancelled",
         s.tests, s.first_test_seconds, s.cache_hits, s.remembered, s.timeouts, s.accepted, s.rounds
     );
-    eprintln!(
-        "  passes    list: {} tests, {:.1} s ({:.1} s in tests); replace: {} tests, {:.1} s ({:.1} s in tests)",
-        s.list_tests, s.list_time.seconds, s.list_time.test_seconds, s.replace_tests, s.replace_time.seconds, s.replace_time.test_seconds
-    );
-    if !s.pass_stats.is_empty() {
-        // Passes that tested nothing are only counted, so that the line stays readable.
-        let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
-        let mut each: Vec<String> = ran
-            .iter()
-            .map(|p| format!("{}: {} tests, {} accepted, {:.1} s ({:.1} s in tests)", p.name, p.tests, p.accepted, p.time.seconds, p.time.test_seconds))
-            .collect();
-        if !idle.is_empty() {
-            each.push(format!("{} more without a test ({:.1} s)", idle.len(), idle.iter().map(|p| p.time.seconds).sum::<f64>()));
-        }
-        eprintln!("  after     {}", each.join("; "));
+    // Passes that tested nothing are only counted, so that the line stays readable.
+    let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
+    let mut each: Vec<String> = ran
+        .iter()
+        .map(|p| format!("{}: {} tests, {} accepted, {:.1} s ({:.1} s in tests)", p.name, p.tests, p.accepted, p.time.seconds, p.time.test_seconds))
+        .collect();
+    if !idle.is_empty() {
+        each.push(format!("{} more without a test ({:.1} s)", idle.len(), idle.iter().map(|p| p.time.seconds).sum::<f64>()));
     }
+    eprintln!("  passes    {}", each.join("; "));
     let fate = match r.options.grammar_check {
         GrammarCheck::Reject => "were not tested",
         GrammarCheck::Count => "were tested anyway",
@@ -149,7 +143,8 @@ struct StatsReport<'a> {
     /// Test runs on the original before the reduction (not in `tests`).
     sanity_runs: usize,
     invalid_share: f64,
-    /// Per pass: tests, wall seconds, seconds in tests.
+    /// Per pass (`other`, `list`, `replace`, then the passes after Perses): tests, accepted
+    /// variants, wall seconds, seconds in tests.
     passes: std::collections::BTreeMap<String, PassReport>,
     #[serde(flatten)]
     stats: &'a Stats,
@@ -158,16 +153,9 @@ struct StatsReport<'a> {
 #[derive(serde::Serialize)]
 struct PassReport {
     tests: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    accepted: Option<usize>,
+    accepted: usize,
     seconds: f64,
     test_seconds: f64,
-}
-
-impl PassReport {
-    fn new(tests: usize, accepted: Option<usize>, t: lopper_reduce::PassTime) -> PassReport {
-        PassReport { tests, accepted, seconds: t.seconds, test_seconds: t.test_seconds }
-    }
 }
 
 /// Writes the `--stats` JSON for `outcome` to `path`.
@@ -176,7 +164,6 @@ impl PassReport {
 /// The I/O error of the write.
 pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, cancelled: usize, sanity_runs: usize) -> std::io::Result<()> {
     let s = &outcome.stats;
-    let after_tests: usize = s.pass_stats.iter().map(|p| p.tests).sum();
     let report = StatsReport {
         file: r.file.display().to_string(),
         language: r.frontend.name(),
@@ -186,14 +173,11 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, can
         cancelled_speculative_runs: cancelled,
         sanity_runs,
         invalid_share: outcome.stats.invalid_share(),
-        passes: [
-            ("list".to_string(), PassReport::new(s.list_tests, None, s.list_time)),
-            ("replace".to_string(), PassReport::new(s.replace_tests, Some(s.replace_accepted), s.replace_time)),
-            ("other".to_string(), PassReport::new(s.tests - s.list_tests - s.replace_tests - after_tests, None, s.other_time)),
-        ]
-        .into_iter()
-        .chain(s.pass_stats.iter().map(|p| (p.name.clone(), PassReport::new(p.tests, Some(p.accepted), p.time))))
-        .collect(),
+        passes: s
+            .pass_stats
+            .iter()
+            .map(|p| (p.name.clone(), PassReport { tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds }))
+            .collect(),
         stats: s,
     };
     let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;

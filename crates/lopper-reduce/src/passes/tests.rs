@@ -58,7 +58,8 @@ fn the_scheduler_follows_regehrs_contract() {
         // The original, then 5→0 (yes), 7→0 (no), 9→0 (yes), 8→0 (yes); the second round
         // tries 7→0 on the new best (no) and changes nothing, so the fixpoint is reached.
         assert_eq!((out.stats.tests, out.stats.rounds), (6, 2), "jobs {jobs}");
-        assert_eq!((out.stats.pass_stats[0].tests, out.stats.pass_stats[0].accepted), (5, 3));
+        let zero = out.stats.pass_named("zero").unwrap();
+        assert_eq!((zero.tests, zero.accepted), (5, 3));
         if jobs == 1 {
             // Retry k after a success (0 again: now a skip), k + 1 after a failure, stop at
             // the first missing instance; then the second round.
@@ -199,7 +200,7 @@ fn layout_is_tested_once_at_the_end_and_kept_when_interesting() {
     let mut oracle = |t: &str| t.contains("int") && t.contains("x=1") || t.contains("x = 1");
     let out = reduce(&c, src, &mut oracle, &opts(&["layout"]), &mut NoProgress).unwrap();
     assert_eq!(out.text, "int main(void) {\n  int x = 1;\n  return x;\n}\n");
-    let layout = out.stats.pass_stats.iter().find(|p| p.name == "layout").expect("layout has its stats");
+    let layout = out.stats.pass_named("layout").expect("layout has its stats");
     assert_eq!((layout.tests, layout.accepted), (1, 1));
     // A test that needs the old whitespace keeps it: the layout is rejected, nothing lost.
     let mut picky = |t: &str| t.contains("int  x=1");

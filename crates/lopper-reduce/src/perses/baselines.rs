@@ -2,20 +2,20 @@
 //! statistics): ddmin over lines (ddmin over tokens is list deletion over every token, in
 //! `mod.rs`), and HDD / HDD* (Misherghi & Su, ICSE 2006) over the plain parse tree.
 
-use super::{Algorithm, Pass, Reducer, Round};
+use super::{Algorithm, Reducer, Round, LIST};
 use crate::oracle::OracleError;
 use lopper_tree::NodeId;
 
 impl Reducer<'_> {
     /// ddmin over lines: the program is its lines, candidates keep a subsequence of them.
     pub(super) fn ddmin_lines(&mut self) -> Result<(), OracleError> {
-        self.stats.rounds += 1;
-        self.set_pass(Pass::List);
-        let lines: Vec<String> = self.best.split_inclusive('\n').map(str::to_string).collect();
+        self.j.stats.rounds += 1;
+        self.j.set_pass(LIST);
+        let lines: Vec<String> = self.j.best.split_inclusive('\n').map(str::to_string).collect();
         let frontend = self.frontend;
         self.opts.minimizer.minimize(&vec![1; lines.len()], self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
             let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
-            self.first_interesting(&texts, |w| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count()))
+            self.j.first_interesting(&texts, |w| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count()))
         })?;
         Ok(())
     }
@@ -24,12 +24,13 @@ impl Reducer<'_> {
     /// root down, ddmin over that level's live nodes; HDD* repeats on the re-parsed result.
     pub(super) fn hdd(&mut self) -> Result<(), OracleError> {
         loop {
-            self.stats.rounds += 1;
-            self.set_pass(Pass::List);
-            let tree = match self.frontend.parse_plain(&self.best) {
+            self.j.stats.rounds += 1;
+            self.j.set_pass(LIST);
+            let tree = match self.frontend.parse_plain(&self.j.best) {
                 Ok(t) => t,
                 Err(e) => {
-                    self.stats.warnings.push(format!("stopped before round {}: the best program no longer parses: {e}", self.stats.rounds));
+                    let rounds = self.j.stats.rounds;
+                    self.j.warn(format!("stopped before round {rounds}: the best program no longer parses: {e}"));
                     return Ok(());
                 }
             };

@@ -9,15 +9,15 @@
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing.
 
+use crate::judge::{Judge, Progress, Stats};
 use crate::minimize::{Ddmin, ListMinimizer};
 use crate::oracle::{Oracle, OracleError, Verdict};
 use crate::passes;
 use lopper_grammar::{PnfGrammar, SymbolId};
-use lopper_parse::{Frontend, ParseError, SyntaxChecker};
+use lopper_parse::{Frontend, ParseError};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions, Tree};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet, VecDeque};
-use std::time::Instant;
 
 /// Reducer settings.
 #[derive(Clone, Debug)]
@@ -102,115 +102,6 @@ impl Algorithm {
     ];
 }
 
-/// Counts of one reduction. Times are wall-clock seconds. Serialized as the `--stats` JSON
-/// (field names as here, but `invalid` is `invalid_candidates`).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct Stats {
-    /// Token count of the input.
-    pub tokens_before: usize,
-    /// Token count of the result.
-    pub tokens_after: usize,
-    /// Interestingness tests run (the original's check included).
-    pub tests: usize,
-    /// Candidates answered from the verdict cache (same text seen before).
-    pub cache_hits: usize,
-    /// Candidates answered from the persistent verdict cache (judged by an earlier run):
-    /// neither tests nor in-run cache hits.
-    pub remembered: usize,
-    /// Candidates generated (tested, cached or rejected).
-    pub candidates: usize,
-    /// Candidates rejected (or, for baselines and `--test-invalid`, only counted) because
-    /// the front end found new syntax errors: tree-sitter ERROR/MISSING nodes, or a
-    /// grammar file's parser rejecting the text.
-    #[serde(rename = "invalid_candidates")]
-    pub invalid: usize,
-    /// Tests that hit the time limit.
-    pub timeouts: usize,
-    /// Tests run for list deletions (star, plus, optional: empty list and ddmin).
-    pub list_tests: usize,
-    /// Tests run for replacements of regular and opaque nodes.
-    pub replace_tests: usize,
-    /// Candidates accepted from replacements.
-    pub replace_accepted: usize,
-    /// Candidates accepted (each a new best).
-    pub accepted: usize,
-    /// Rounds run (fixpoint iterations).
-    pub rounds: usize,
-    /// Share of the input's named CST nodes that matched their PNF rule, first round.
-    pub matched_share: f64,
-    /// Opaque nodes in the first round's tree.
-    pub opaque_nodes: usize,
-    /// Seconds spent waiting for tests.
-    pub test_seconds: f64,
-    /// Seconds of the whole reduction.
-    pub total_seconds: f64,
-    /// Seconds of the first test of the original.
-    pub first_test_seconds: f64,
-    /// The transformation now running: `"comments"`, `"list"` (star/plus/optional
-    /// deletion) or `"replace"` (regular-node replacement).
-    pub pass: &'static str,
-    /// Time in list deletions (star, plus, optional; the baselines' deletions too).
-    pub list_time: PassTime,
-    /// Time in replacements of regular and opaque nodes.
-    pub replace_time: PassTime,
-    /// Time in everything else: the original's test, comment removal, re-parsing between
-    /// rounds.
-    pub other_time: PassTime,
-    /// Problems that did not stop the reduction but may have cut it short (e.g. the best
-    /// program no longer parses, so no further fixpoint round ran); the CLI prints them.
-    pub warnings: Vec<String>,
-    /// Per pass after Perses, in pass order: tests, accepted variants, time.
-    #[serde(skip)]
-    pub pass_stats: Vec<PassStats>,
-    /// Size over time: one point per new best program (for plots of a run's progress).
-    pub progress: Vec<ProgressPoint>,
-}
-
-/// The size of the best program when it was found.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub struct ProgressPoint {
-    /// Seconds since the reduction started.
-    pub seconds: f64,
-    /// Its token count.
-    pub tokens: usize,
-    /// Its length in bytes.
-    pub bytes: usize,
-}
-
-/// The counts of one pass after Perses.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct PassStats {
-    /// The pass's name.
-    pub name: String,
-    /// Tests run for its variants.
-    pub tests: usize,
-    /// Variants accepted (each a new best).
-    pub accepted: usize,
-    /// Its time.
-    pub time: PassTime,
-}
-
-/// Where one pass's time went, in seconds: wall time while it ran, and the part of it spent
-/// waiting for tests (the rest is lopper's own work: rendering, re-parsing, bookkeeping).
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub struct PassTime {
-    /// Wall seconds while the pass ran.
-    pub seconds: f64,
-    /// Of those, seconds waiting for tests.
-    pub test_seconds: f64,
-}
-
-impl Stats {
-    /// Share of generated candidates that were syntactically invalid, in `[0, 1]`.
-    pub fn invalid_share(&self) -> f64 {
-        if self.candidates == 0 {
-            0.0
-        } else {
-            self.invalid as f64 / self.candidates as f64
-        }
-    }
-}
-
 /// The result of a reduction.
 #[derive(Clone, Debug)]
 pub struct Outcome {
@@ -234,29 +125,6 @@ pub enum ReduceError {
     /// The oracle failed.
     #[error(transparent)]
     Oracle(OracleError),
-}
-
-/// Hears of a reduction as it goes: every new best program (so a caller can keep it on
-/// disk) and every batch of tests (for progress displays), each time with the counts so far.
-pub trait Progress {
-    /// A new best program was accepted. An error stops the reduction.
-    ///
-    /// # Errors
-    /// Whatever keeping the program failed with (e.g. writing it to disk).
-    fn new_best(&mut self, program: &str, stats: &Stats) -> std::io::Result<()>;
-
-    /// A batch of tests ended without a new best.
-    fn tested(&mut self, _stats: &Stats) {}
-}
-
-/// A [`Progress`] that ignores everything (tests, benchmarks).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn new_best(&mut self, _: &str, _: &Stats) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Reduces `input` with the Perses algorithm.
@@ -286,87 +154,40 @@ pub fn reduce_with_passes(
     after: Vec<Box<dyn passes::Pass>>,
     progress: &mut dyn Progress,
 ) -> Result<Outcome, ReduceError> {
-    let started = Instant::now();
-    let mut checker = frontend.checker(input)?;
-    // The checker already parsed `input`: counting its errors re-uses that tree.
-    let best_errors = checker.errors(input)?;
-    let mut r = Reducer {
-        frontend,
-        g: frontend.grammar(),
-        oracle,
-        opts,
-        progress,
-        rejected: HashSet::new(),
-        disabled: HashSet::new(),
-        best: input.to_string(),
-        best_errors,
-        checker,
-        stats: Stats::default(),
-        render: RenderOptions::default(),
-        pass: Pass::Other,
-        pass_since: started,
-        started,
-    };
-    let t0 = Instant::now();
-    let (v, remembered) = r.oracle.first_interesting_remembered(&[input]).map_err(ReduceError::Oracle)?[0];
-    r.stats.tests = usize::from(!remembered);
-    r.stats.remembered = usize::from(remembered);
-    r.stats.first_test_seconds = t0.elapsed().as_secs_f64();
-    r.stats.test_seconds = r.stats.first_test_seconds;
+    let judge = Judge::new(frontend, input, oracle, opts.grammar_check, progress)?;
+    let mut r = Reducer { frontend, g: frontend.grammar(), opts, j: judge, disabled: HashSet::new(), render: RenderOptions::default() };
+    let v = r.j.test_original().map_err(ReduceError::Oracle)?;
     if v != Verdict::Interesting {
         return Err(ReduceError::NotInteresting(v));
     }
     let parsed = frontend.parse(input)?;
-    r.stats.tokens_before = parsed.tree.token_count();
-    r.stats.tokens_after = r.stats.tokens_before;
-    r.stats.matched_share = parsed.stats.matched_share();
-    r.stats.opaque_nodes = parsed.stats.opaque;
+    r.j.stats.tokens_before = parsed.tree.token_count();
+    r.j.stats.tokens_after = r.j.stats.tokens_before;
+    r.j.stats.matched_share = parsed.stats.matched_share();
+    r.j.stats.opaque_nodes = parsed.stats.opaque;
     let interrupted = match r.run(parsed.tree, after) {
         Ok(()) => false,
         Err(OracleError::Interrupted) => true,
         Err(e) => return Err(ReduceError::Oracle(e)),
     };
-    r.add_pass_time();
-    r.stats.other_time.test_seconds += r.stats.first_test_seconds;
-    r.stats.total_seconds = started.elapsed().as_secs_f64();
-    Ok(Outcome { text: r.best, stats: r.stats, interrupted })
+    let (text, stats) = r.j.finish();
+    Ok(Outcome { text, stats, interrupted })
 }
 
-/// A candidate's identity in the verdict cache: its BLAKE3 hash, stable across Rust
-/// releases and machines (so a persistent cache can trust it).
-fn hash(text: &str) -> [u8; 32] {
-    blake3::hash(text.as_bytes()).into()
-}
+/// The searches' names for what they count under in [`Stats::pass_stats`].
+const LIST: &str = "list";
+const REPLACE: &str = "replace";
 
+/// Perses' search (and the baselines') over the shared [`Judge`].
 struct Reducer<'a> {
     frontend: &'a Frontend,
     g: &'a PnfGrammar,
-    oracle: &'a mut dyn Oracle,
     opts: &'a Options,
-    progress: &'a mut dyn Progress,
-    rejected: HashSet<[u8; 32]>,
+    /// The judging layer: oracle, cache, grammar screen, statistics, best so far.
+    j: Judge<'a>,
     /// Passes after Perses that failed: reported once, not run again.
     disabled: HashSet<usize>,
-    best: String,
-    best_errors: usize,
-    checker: SyntaxChecker,
-    stats: Stats,
     render: RenderOptions,
-    pass: Pass,
-    /// When the current pass started (or its time was last added up).
-    pass_since: Instant,
-    /// When the reduction started.
-    started: Instant,
-}
-
-/// Which transformation a test serves, for the per-pass counts.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pass {
-    List,
-    Replace,
-    Other,
-    /// The pass after Perses with this index in `Stats::pass_stats`.
-    After(usize),
 }
 
 /// One round's tree and state.
@@ -387,10 +208,9 @@ impl Round {
 impl Reducer<'_> {
     fn run(&mut self, mut tree: Tree, mut after: Vec<Box<dyn passes::Pass>>) -> Result<(), OracleError> {
         // Comments are trivia: drop them all at once if the test allows.
-        self.set_pass(Pass::Other);
         let plain = tree.render(&EditSet::default(), self.render);
         let tokens = tree.token_count();
-        if plain != self.best && self.first_interesting(&[plain], |_| tokens)?.is_none() {
+        if plain != self.j.best && self.j.first_interesting(&[plain], |_| tokens)?.is_none() {
             self.render.keep_comments = true;
         }
         match self.opts.algorithm {
@@ -398,15 +218,14 @@ impl Reducer<'_> {
             Algorithm::DdminLines => return self.ddmin_lines(),
             Algorithm::DdminTokens => {
                 let mut r = Round::new(tree);
-                self.stats.rounds += 1;
-                self.set_pass(Pass::List);
+                self.j.stats.rounds += 1;
+                self.j.set_pass(LIST);
                 let tokens: Vec<NodeId> = (0..r.tree.len() as u32).map(NodeId).filter(|&n| r.tree.node(n).kind == NodeKind::Token).collect();
                 return self.ddmin_delete(&mut r, tokens, None);
             }
             Algorithm::Hdd | Algorithm::HddFixpoint => return self.hdd(),
         }
         let perses = self.opts.passes.iter().any(|p| p == passes::PERSES);
-        self.stats.pass_stats = after.iter().map(|p| PassStats { name: p.name().to_string(), ..PassStats::default() }).collect();
         // The global fixpoint: Perses to its own fixpoint, then every other pass; again
         // while the other passes change the best.
         loop {
@@ -430,11 +249,10 @@ impl Reducer<'_> {
     /// interesting and free of new syntax errors, whatever its size.
     fn layout(&mut self) -> Result<(), OracleError> {
         let Some(tree) = self.parse_best() else { return Ok(()) };
-        self.stats.pass_stats.push(PassStats { name: passes::layout::LAYOUT.0.to_string(), ..PassStats::default() });
-        self.set_pass(Pass::After(self.stats.pass_stats.len() - 1));
+        self.j.set_pass(passes::layout::LAYOUT.0);
         let text = passes::layout::layout(&tree);
         let tokens = tree.token_count();
-        self.first_interesting(&[text], |_| tokens)?;
+        self.j.first_interesting(&[text], |_| tokens)?;
         Ok(())
     }
 
@@ -442,7 +260,7 @@ impl Reducer<'_> {
     /// mode). Returns the tree of the best program, `None` if it no longer parses.
     fn perses_rounds(&mut self, mut tree: Tree) -> Result<Option<Tree>, OracleError> {
         loop {
-            self.stats.rounds += 1;
+            self.j.stats.rounds += 1;
             let mut round = Round::new(tree);
             self.round(&mut round)?;
             if !round.progress {
@@ -458,10 +276,11 @@ impl Reducer<'_> {
 
     /// The PNF tree of the current best; `None`, with a warning, if it no longer parses.
     fn parse_best(&mut self) -> Option<Tree> {
-        match self.frontend.parse(&self.best) {
+        match self.frontend.parse(&self.j.best) {
             Ok(p) => Some(p.tree),
             Err(e) => {
-                self.stats.warnings.push(format!("stopped after round {}: the best program no longer parses: {e}", self.stats.rounds));
+                let rounds = self.j.stats.rounds;
+                self.j.warn(format!("stopped after round {rounds}: the best program no longer parses: {e}"));
                 None
             }
         }
@@ -477,15 +296,15 @@ impl Reducer<'_> {
             }
             match r.tree.node(n).kind {
                 NodeKind::Star | NodeKind::Optional => {
-                    self.set_pass(Pass::List);
+                    self.j.set_pass(LIST);
                     self.reduce_list(r, n, true)?
                 }
                 NodeKind::Plus => {
-                    self.set_pass(Pass::List);
+                    self.j.set_pass(LIST);
                     self.reduce_list(r, n, false)?
                 }
                 NodeKind::Regular | NodeKind::Opaque => {
-                    self.set_pass(Pass::Replace);
+                    self.j.set_pass(REPLACE);
                     self.reduce_regular(r, n)?
                 }
                 NodeKind::Token => {}
@@ -507,34 +326,6 @@ impl Reducer<'_> {
         Ok(())
     }
 
-    fn pass_time(&mut self) -> &mut PassTime {
-        match self.pass {
-            Pass::List => &mut self.stats.list_time,
-            Pass::Replace => &mut self.stats.replace_time,
-            Pass::Other => &mut self.stats.other_time,
-            Pass::After(i) => &mut self.stats.pass_stats[i].time,
-        }
-    }
-
-    /// Adds the wall time since the last call to the current pass.
-    fn add_pass_time(&mut self) {
-        let now = Instant::now();
-        let dt = now.duration_since(self.pass_since).as_secs_f64();
-        self.pass_since = now;
-        self.pass_time().seconds += dt;
-    }
-
-    fn set_pass(&mut self, p: Pass) {
-        self.add_pass_time();
-        self.pass = p;
-        self.stats.pass = match p {
-            Pass::List => "list",
-            Pass::Replace => "replace",
-            Pass::Other => "comments",
-            Pass::After(i) => passes::BUILT_IN.iter().chain([&passes::layout::LAYOUT]).find(|b| b.0 == self.stats.pass_stats[i].name).map_or("pass", |b| b.0),
-        };
-    }
-
     /// Tests `edits` as a candidate; on success it becomes the round's state.
     fn try_edits(&mut self, r: &mut Round, edits: EditSet) -> Result<bool, OracleError> {
         Ok(self.try_batch(r, vec![edits])?.is_some())
@@ -544,116 +335,11 @@ impl Reducer<'_> {
     /// state, and its index is returned.
     fn try_batch(&mut self, r: &mut Round, batch: Vec<EditSet>) -> Result<Option<usize>, OracleError> {
         let texts: Vec<String> = batch.iter().map(|e| r.tree.render(e, self.render)).collect();
-        let winner = self.first_interesting(&texts, |i| r.tree.count_tokens(&batch[i]))?;
+        let winner = self.j.first_interesting(&texts, |i| r.tree.count_tokens(&batch[i]))?;
         if let Some(i) = winner {
             r.state = batch.into_iter().nth(i).expect("winner is in the batch");
             r.live = r.tree.live(&r.state);
             r.progress = true;
-        }
-        Ok(winner)
-    }
-
-    /// Judges candidate texts in order (the same text as the best, cached rejections and
-    /// texts with new syntax errors are screened out without a test; the rest go to the
-    /// oracle as one batch). The first interesting one becomes the best, with `tokens(i)` as
-    /// its token count, and `on_best` hears of it. Counts cover exactly what a sequential
-    /// run would have judged, so statistics do not depend on `--jobs`.
-    fn first_interesting(&mut self, texts: &[String], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
-        enum Screen {
-            Same,
-            Cached,
-            Invalid,
-            Test(usize),
-        }
-        let mut screens = Vec::with_capacity(texts.len());
-        let mut in_batch = HashSet::new();
-        for t in texts {
-            let h = hash(t);
-            // Every accepted text is strictly smaller than all later candidates, so only
-            // rejections need remembering.
-            let s = if *t == self.best {
-                Screen::Same
-            } else if self.rejected.contains(&h) || !in_batch.insert(h) {
-                Screen::Cached
-            } else {
-                let errors = self.checker.errors(t).unwrap_or(usize::MAX);
-                if self.opts.grammar_check == GrammarCheck::Reject && errors > self.best_errors {
-                    Screen::Invalid
-                } else {
-                    Screen::Test(errors)
-                }
-            };
-            screens.push((h, s));
-        }
-        let to_test: Vec<usize> = (0..texts.len()).filter(|&i| matches!(screens[i].1, Screen::Test(_))).collect();
-        let verdicts = if to_test.is_empty() {
-            Vec::new()
-        } else {
-            let t = Instant::now();
-            let v = self.oracle.first_interesting_remembered(&to_test.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
-            let dt = t.elapsed().as_secs_f64();
-            self.stats.test_seconds += dt;
-            self.pass_time().test_seconds += dt;
-            v?
-        };
-        let winner = (verdicts.last().map(|v| v.0) == Some(Verdict::Interesting)).then(|| to_test[verdicts.len() - 1]);
-        let mut tested = verdicts.iter();
-        for (h, s) in &screens[..winner.map_or(texts.len(), |w| w + 1)] {
-            self.stats.candidates += 1;
-            match s {
-                Screen::Same => {}
-                Screen::Cached => self.stats.cache_hits += 1,
-                Screen::Invalid => {
-                    self.stats.invalid += 1;
-                    self.rejected.insert(*h);
-                }
-                Screen::Test(errors) => {
-                    let (v, remembered) = *tested.next().expect("one verdict per tested candidate");
-                    if remembered {
-                        // Judged by an earlier run (the persistent cache): not a test run.
-                        self.stats.remembered += 1;
-                        if v != Verdict::Interesting {
-                            self.rejected.insert(*h);
-                        }
-                        continue;
-                    }
-                    self.stats.tests += 1;
-                    // Only reachable with GrammarCheck::Count: tested, but invalid.
-                    self.stats.invalid += (*errors > self.best_errors) as usize;
-                    match self.pass {
-                        Pass::List => self.stats.list_tests += 1,
-                        Pass::Replace => self.stats.replace_tests += 1,
-                        Pass::Other => {}
-                        Pass::After(i) => self.stats.pass_stats[i].tests += 1,
-                    }
-                    self.stats.timeouts += (v == Verdict::TimedOut) as usize;
-                    if v != Verdict::Interesting {
-                        self.rejected.insert(*h);
-                    }
-                }
-            }
-        }
-        if let Some(w) = winner {
-            let Screen::Test(errors) = screens[w].1 else { unreachable!("only tested candidates win") };
-            self.best = texts[w].clone();
-            self.best_errors = errors;
-            if let Err(e) = self.checker.set_base(&self.best) {
-                // The checker keeps comparing against the previous best: still sound, only
-                // more candidates may be judged invalid.
-                self.stats.warnings.push(format!("the grammar check could not take the new best as its base: {e}"));
-            }
-            self.stats.accepted += 1;
-            self.stats.replace_accepted += (self.pass == Pass::Replace) as usize;
-            if let Pass::After(i) = self.pass {
-                self.stats.pass_stats[i].accepted += 1;
-            }
-            self.stats.tokens_after = tokens(w);
-            let at = self.started.elapsed().as_secs_f64();
-            self.stats.progress.push(ProgressPoint { seconds: at, tokens: self.stats.tokens_after, bytes: self.best.len() });
-            tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass, "candidate accepted");
-            self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Keep)?;
-        } else if !to_test.is_empty() {
-            self.progress.tested(&self.stats);
         }
         Ok(winner)
     }

@@ -1,6 +1,6 @@
 //! The scheduler of the passes after Perses: Regehr's semantics over the shared judge.
 
-use super::{Pass, Reducer};
+use super::Reducer;
 use crate::oracle::OracleError;
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_tree::Tree;
@@ -13,17 +13,17 @@ impl Reducer<'_> {
     /// are judged as one batch, each assuming the ones before fail, so the result is the
     /// sequential one. Returns whether any pass changed the best.
     pub(super) fn run_passes(&mut self, after: &mut [Box<dyn passes::Pass>], mut tree: Tree) -> Result<bool, OracleError> {
-        self.stats.rounds += 1;
+        self.j.stats.rounds += 1;
         let mut changed = false;
         for (i, pass) in after.iter_mut().enumerate() {
             if self.disabled.contains(&i) {
                 continue;
             }
-            self.set_pass(Pass::After(i));
-            pass.prepare(Context { best: &self.best, tree: &tree, grammar: self.g });
+            self.j.set_pass(pass.name());
+            pass.prepare(Context { best: &self.j.best, tree: &tree, grammar: self.g });
             let mut k = 0;
             'pass: loop {
-                let cx = Context { best: &self.best, tree: &tree, grammar: self.g };
+                let cx = Context { best: &self.j.best, tree: &tree, grammar: self.g };
                 let best_tokens = tree.token_count();
                 let (mut texts, mut ks, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
                 let mut j = k;
@@ -35,7 +35,7 @@ impl Reducer<'_> {
                             break;
                         }
                         Instance::Error(why) => {
-                            self.stats.warnings.push(format!("pass {} failed and is disabled: {why}", pass.name()));
+                            self.j.warn(format!("pass {} failed and is disabled: {why}", pass.name()));
                             self.disabled.insert(i);
                             exhausted = true;
                             break;
@@ -49,7 +49,7 @@ impl Reducer<'_> {
                         }
                     };
                     if let Some((text, n)) = variant {
-                        if Measure::of(&text, n) < Measure::of(&self.best, best_tokens) {
+                        if Measure::of(&text, n) < Measure::of(&self.j.best, best_tokens) {
                             texts.push(text);
                             ks.push(j);
                             tokens.push(n);
@@ -63,13 +63,13 @@ impl Reducer<'_> {
                 if texts.is_empty() {
                     break;
                 }
-                match self.first_interesting(&texts, |w| tokens[w])? {
+                match self.j.first_interesting(&texts, |w| tokens[w])? {
                     Some(w) => {
                         changed = true;
                         k = ks[w];
                         let Some(t) = self.parse_best() else { return Ok(false) };
                         tree = t;
-                        pass.prepare(Context { best: &self.best, tree: &tree, grammar: self.g });
+                        pass.prepare(Context { best: &self.j.best, tree: &tree, grammar: self.g });
                     }
                     None if exhausted => break 'pass,
                     None => k = j,

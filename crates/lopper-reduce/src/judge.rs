@@ -1,0 +1,354 @@
+//! The judging layer that every search shares (Perses, the passes after it, the
+//! baselines): the verdict cache of rejected texts, the grammar screen (candidates with new
+//! syntax errors are never tested under [`GrammarCheck::Reject`]), the oracle, the
+//! statistics per pass, and the best program so far, handed to a [`Progress`] the moment it
+//! is accepted. A search proposes candidate texts in the order a sequential run would try
+//! them; the judge decides, and keeps the counts of exactly what a sequential run would
+//! have judged, so neither the result nor the statistics depend on `--jobs`.
+
+use crate::oracle::{Oracle, OracleError, Verdict};
+use crate::perses::GrammarCheck;
+use lopper_parse::{Frontend, ParseError, SyntaxChecker};
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// Counts of one reduction. Times are wall-clock seconds. Serialized as the `--stats` JSON
+/// (field names as here, but `invalid` is `invalid_candidates`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Stats {
+    /// Token count of the input.
+    pub tokens_before: usize,
+    /// Token count of the result.
+    pub tokens_after: usize,
+    /// Interestingness tests run (the original's check included).
+    pub tests: usize,
+    /// Candidates answered from the verdict cache (same text seen before).
+    pub cache_hits: usize,
+    /// Candidates answered from the persistent verdict cache (judged by an earlier run):
+    /// neither tests nor in-run cache hits.
+    pub remembered: usize,
+    /// Candidates generated (tested, cached or rejected).
+    pub candidates: usize,
+    /// Candidates rejected (or, for baselines and `--test-invalid`, only counted) because
+    /// the front end found new syntax errors: tree-sitter ERROR/MISSING nodes, or a
+    /// grammar file's parser rejecting the text.
+    #[serde(rename = "invalid_candidates")]
+    pub invalid: usize,
+    /// Tests that hit the time limit.
+    pub timeouts: usize,
+    /// Candidates accepted (each a new best).
+    pub accepted: usize,
+    /// Rounds run (fixpoint iterations).
+    pub rounds: usize,
+    /// Share of the input's named CST nodes that matched their PNF rule, first round.
+    pub matched_share: f64,
+    /// Opaque nodes in the first round's tree.
+    pub opaque_nodes: usize,
+    /// Seconds spent waiting for tests.
+    pub test_seconds: f64,
+    /// Seconds of the whole reduction.
+    pub total_seconds: f64,
+    /// Seconds of the first test of the original.
+    pub first_test_seconds: f64,
+    /// Problems that did not stop the reduction but may have cut it short (e.g. the best
+    /// program no longer parses, so no further fixpoint round ran); the CLI prints them.
+    pub warnings: Vec<String>,
+    /// The transformation now running (a name in `pass_stats`).
+    pub pass: String,
+    /// Per pass, in the order they first ran: `other` (the original's test, comment
+    /// removal, re-parsing between rounds), Perses' `list` (star, plus and optional
+    /// deletion; the baselines' deletions too) and `replace` (regular and opaque nodes),
+    /// then each pass after Perses by its name, and `layout`. The `--stats` JSON shows them
+    /// as its `passes` map.
+    #[serde(skip)]
+    pub pass_stats: Vec<PassStats>,
+    /// Size over time: one point per new best program (for plots of a run's progress).
+    pub progress: Vec<ProgressPoint>,
+}
+
+/// The size of the best program when it was found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ProgressPoint {
+    /// Seconds since the reduction started.
+    pub seconds: f64,
+    /// Its token count.
+    pub tokens: usize,
+    /// Its length in bytes.
+    pub bytes: usize,
+}
+
+/// The counts of one pass.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PassStats {
+    /// The pass's name.
+    pub name: String,
+    /// Tests run for its variants.
+    pub tests: usize,
+    /// Variants accepted (each a new best).
+    pub accepted: usize,
+    /// Its time.
+    pub time: PassTime,
+}
+
+/// Where one pass's time went, in seconds: wall time while it ran, and the part of it spent
+/// waiting for tests (the rest is lopper's own work: rendering, re-parsing, bookkeeping).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PassTime {
+    /// Wall seconds while the pass ran.
+    pub seconds: f64,
+    /// Of those, seconds waiting for tests.
+    pub test_seconds: f64,
+}
+
+impl Stats {
+    /// The counts of the pass named `name`, if it ran.
+    pub fn pass_named(&self, name: &str) -> Option<&PassStats> {
+        self.pass_stats.iter().find(|p| p.name == name)
+    }
+
+    /// Share of generated candidates that were syntactically invalid, in `[0, 1]`.
+    pub fn invalid_share(&self) -> f64 {
+        if self.candidates == 0 {
+            0.0
+        } else {
+            self.invalid as f64 / self.candidates as f64
+        }
+    }
+}
+
+/// Hears of a reduction as it goes: every new best program (so a caller can keep it on
+/// disk) and every batch of tests (for progress displays), each time with the counts so far.
+pub trait Progress {
+    /// A new best program was accepted. An error stops the reduction.
+    ///
+    /// # Errors
+    /// Whatever keeping the program failed with (e.g. writing it to disk).
+    fn new_best(&mut self, program: &str, stats: &Stats) -> std::io::Result<()>;
+
+    /// A batch of tests ended without a new best.
+    fn tested(&mut self, _stats: &Stats) {}
+}
+
+/// A [`Progress`] that ignores everything (tests, benchmarks).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn new_best(&mut self, _: &str, _: &Stats) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The name under which the original's test, comment removal and re-parsing are counted.
+pub const OTHER: &str = "other";
+
+/// See the module docs. `best` and `stats` are the searches' to read; they change only
+/// through [`Judge::first_interesting`] and [`Judge::set_pass`].
+pub(crate) struct Judge<'a> {
+    oracle: &'a mut dyn Oracle,
+    progress: &'a mut dyn Progress,
+    grammar_check: GrammarCheck,
+    checker: SyntaxChecker,
+    /// Hashes of texts judged not interesting (or invalid).
+    rejected: HashSet<[u8; 32]>,
+    /// The best program so far.
+    pub(crate) best: String,
+    /// Its syntax errors (the grammar screen lets no candidate have more).
+    best_errors: usize,
+    pub(crate) stats: Stats,
+    /// The running pass: its index in `stats.pass_stats`.
+    pass: usize,
+    /// When the running pass started (or its time was last added up).
+    pass_since: Instant,
+    /// When the reduction started.
+    started: Instant,
+}
+
+impl<'a> Judge<'a> {
+    /// A judge whose best is `input`, judging with `oracle` and the grammar of `frontend`.
+    ///
+    /// # Errors
+    /// Parsing `input` for the grammar screen.
+    pub(crate) fn new(
+        frontend: &Frontend,
+        input: &str,
+        oracle: &'a mut dyn Oracle,
+        grammar_check: GrammarCheck,
+        progress: &'a mut dyn Progress,
+    ) -> Result<Judge<'a>, ParseError> {
+        let mut checker = frontend.checker(input)?;
+        // The checker already parsed `input`: counting its errors re-uses that tree.
+        let best_errors = checker.errors(input)?;
+        let started = Instant::now();
+        let stats = Stats { pass: OTHER.to_string(), pass_stats: vec![PassStats { name: OTHER.to_string(), ..PassStats::default() }], ..Stats::default() };
+        Ok(Judge {
+            oracle,
+            progress,
+            grammar_check,
+            checker,
+            rejected: HashSet::new(),
+            best: input.to_string(),
+            best_errors,
+            stats,
+            pass: 0,
+            pass_since: started,
+            started,
+        })
+    }
+
+    /// Tests the original (the best as given), counted under [`OTHER`]; its verdict.
+    ///
+    /// # Errors
+    /// The oracle's.
+    pub(crate) fn test_original(&mut self) -> Result<Verdict, OracleError> {
+        let t0 = Instant::now();
+        let (v, remembered) = self.oracle.first_interesting_remembered(&[self.best.as_str()])?[0];
+        self.stats.tests = usize::from(!remembered);
+        self.stats.remembered = usize::from(remembered);
+        self.stats.pass_stats[0].tests = self.stats.tests;
+        self.stats.first_test_seconds = t0.elapsed().as_secs_f64();
+        self.stats.test_seconds = self.stats.first_test_seconds;
+        self.stats.pass_stats[0].time.test_seconds = self.stats.first_test_seconds;
+        Ok(v)
+    }
+
+    /// From now on, tests and time count for the pass `name` (a new entry of
+    /// `stats.pass_stats` the first time).
+    pub(crate) fn set_pass(&mut self, name: &str) {
+        if self.stats.pass_stats[self.pass].name == name {
+            return;
+        }
+        self.add_pass_time();
+        self.pass = match self.stats.pass_stats.iter().position(|p| p.name == name) {
+            Some(i) => i,
+            None => {
+                self.stats.pass_stats.push(PassStats { name: name.to_string(), ..PassStats::default() });
+                self.stats.pass_stats.len() - 1
+            }
+        };
+        self.stats.pass = name.to_string();
+    }
+
+    /// Adds the wall time since the last call to the running pass.
+    fn add_pass_time(&mut self) {
+        let now = Instant::now();
+        self.stats.pass_stats[self.pass].time.seconds += now.duration_since(self.pass_since).as_secs_f64();
+        self.pass_since = now;
+    }
+
+    /// A warning for the summary: something that did not stop the reduction but may have
+    /// cut it short.
+    pub(crate) fn warn(&mut self, warning: String) {
+        self.stats.warnings.push(warning);
+    }
+
+    /// The best program and the final counts (times added up).
+    pub(crate) fn finish(mut self) -> (String, Stats) {
+        self.add_pass_time();
+        self.stats.total_seconds = self.started.elapsed().as_secs_f64();
+        (self.best, self.stats)
+    }
+
+    /// Judges candidate texts in order (the same text as the best, cached rejections and
+    /// texts with new syntax errors are screened out without a test; the rest go to the
+    /// oracle as one batch). The first interesting one becomes the best, with `tokens(i)` as
+    /// its token count, and the [`Progress`] hears of it. Counts cover exactly what a sequential
+    /// run would have judged, so statistics do not depend on `--jobs`.
+    pub(crate) fn first_interesting(&mut self, texts: &[String], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
+        enum Screen {
+            Same,
+            Cached,
+            Invalid,
+            Test(usize),
+        }
+        let mut screens = Vec::with_capacity(texts.len());
+        let mut in_batch = HashSet::new();
+        for t in texts {
+            let h = hash(t);
+            // Every accepted text is strictly smaller than all later candidates, so only
+            // rejections need remembering.
+            let s = if *t == self.best {
+                Screen::Same
+            } else if self.rejected.contains(&h) || !in_batch.insert(h) {
+                Screen::Cached
+            } else {
+                let errors = self.checker.errors(t).unwrap_or(usize::MAX);
+                if self.grammar_check == GrammarCheck::Reject && errors > self.best_errors {
+                    Screen::Invalid
+                } else {
+                    Screen::Test(errors)
+                }
+            };
+            screens.push((h, s));
+        }
+        let to_test: Vec<usize> = (0..texts.len()).filter(|&i| matches!(screens[i].1, Screen::Test(_))).collect();
+        let verdicts = if to_test.is_empty() {
+            Vec::new()
+        } else {
+            let t = Instant::now();
+            let v = self.oracle.first_interesting_remembered(&to_test.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
+            let dt = t.elapsed().as_secs_f64();
+            self.stats.test_seconds += dt;
+            self.stats.pass_stats[self.pass].time.test_seconds += dt;
+            v?
+        };
+        let winner = (verdicts.last().map(|v| v.0) == Some(Verdict::Interesting)).then(|| to_test[verdicts.len() - 1]);
+        let mut tested = verdicts.iter();
+        for (h, s) in &screens[..winner.map_or(texts.len(), |w| w + 1)] {
+            self.stats.candidates += 1;
+            match s {
+                Screen::Same => {}
+                Screen::Cached => self.stats.cache_hits += 1,
+                Screen::Invalid => {
+                    self.stats.invalid += 1;
+                    self.rejected.insert(*h);
+                }
+                Screen::Test(errors) => {
+                    let (v, remembered) = *tested.next().expect("one verdict per tested candidate");
+                    if remembered {
+                        // Judged by an earlier run (the persistent cache): not a test run.
+                        self.stats.remembered += 1;
+                        if v != Verdict::Interesting {
+                            self.rejected.insert(*h);
+                        }
+                        continue;
+                    }
+                    self.stats.tests += 1;
+                    // Only reachable with GrammarCheck::Count: tested, but invalid.
+                    self.stats.invalid += (*errors > self.best_errors) as usize;
+                    self.stats.pass_stats[self.pass].tests += 1;
+                    self.stats.timeouts += (v == Verdict::TimedOut) as usize;
+                    if v != Verdict::Interesting {
+                        self.rejected.insert(*h);
+                    }
+                }
+            }
+        }
+        if let Some(w) = winner {
+            let Screen::Test(errors) = screens[w].1 else { unreachable!("only tested candidates win") };
+            self.best = texts[w].clone();
+            self.best_errors = errors;
+            if let Err(e) = self.checker.set_base(&self.best) {
+                // The checker keeps comparing against the previous best: still sound, only
+                // more candidates may be judged invalid.
+                self.stats.warnings.push(format!("the grammar check could not take the new best as its base: {e}"));
+            }
+            self.stats.accepted += 1;
+            self.stats.pass_stats[self.pass].accepted += 1;
+            self.stats.tokens_after = tokens(w);
+            let at = self.started.elapsed().as_secs_f64();
+            self.stats.progress.push(ProgressPoint { seconds: at, tokens: self.stats.tokens_after, bytes: self.best.len() });
+            tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass.as_str(), "candidate accepted");
+            self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Keep)?;
+        } else if !to_test.is_empty() {
+            self.progress.tested(&self.stats);
+        }
+        Ok(winner)
+    }
+}
+
+/// A candidate's identity in the verdict cache: its BLAKE3 hash, stable across Rust
+/// releases and machines (so a persistent cache can trust it).
+fn hash(text: &str) -> [u8; 32] {
+    blake3::hash(text.as_bytes()).into()
+}
