@@ -4,10 +4,13 @@
 //! neighbour sits glued to the next operator (`() =>url`), lines keep the indentation of a
 //! nesting that is gone, one space becomes a run of them. The layout keeps the tokens and
 //! the line structure of the best program and rewrites only the whitespace between tokens:
-//! a gap with a line break becomes one line break plus the indentation of the bracket depth
-//! (`{ ( [` open, `} ) ]` close; a line that starts with closers is dedented), any other
-//! whitespace one space, and an empty gap stays empty except around assignment, comparison
-//! and logical operators and after a comma. Gaps holding comments (kept because the test
+//! a gap with a line break becomes one line break plus the indentation of its level (one
+//! more inside each line's open brackets `{ ( [`, however many that line opened; a line
+//! that starts with closers goes back to the level of the line that opened them); whitespace
+//! after `(` and `[` and before `)`, `]`, a comma or a semicolon goes (the leftovers of
+//! deleted code: `f( )`, `x ;`); any other whitespace becomes one space, and an
+//! empty gap stays empty except around assignment, comparison and logical operators and
+//! after a comma. Gaps holding comments (kept because the test
 //! needs them) stay as they are. The indentation unit is the source's own (its tab, or its
 //! smallest indentation step).
 //!
@@ -35,10 +38,13 @@ const SPACED: [&str; 27] = [
 pub fn layout(tree: &Tree) -> String {
     let src = tree.source();
     let tokens = tree.token_ids();
-    // What goes before each token, and each line's bracket depth with its old indentation.
+    // What goes before each token, and each line's level with its old indentation. Each
+    // open bracket holds the level of the lines inside it: one more than the line it was
+    // opened on, however many brackets that line opened (`f(() => {` indents its body once).
     let mut gaps = Vec::with_capacity(tokens.len());
     let mut lines = Vec::new();
-    let mut depth = 0usize;
+    let mut open: Vec<usize> = Vec::new();
+    let mut level = 0usize;
     let mut prev_end = 0usize;
     let mut prev_text = "";
     for (i, &id) in tokens.iter().enumerate() {
@@ -51,21 +57,31 @@ pub fn layout(tree: &Tree) -> String {
             // A comment the test needs: untouched.
             Gap::Verbatim(prev_end..start)
         } else if let Some(at) = gap.rfind('\n') {
-            // Closers at the start of the line dedent it; preprocessor lines stay at column 0.
             let same_line = |j: usize| j == i || !src[span(tree, tokens[j - 1]).end..span(tree, tokens[j]).start].contains('\n');
             let closing = (i..tokens.len()).take_while(|&j| same_line(j) && is_closer(tree.token_text(tokens[j]))).count();
-            let d = if text.starts_with('#') { 0 } else { depth.saturating_sub(closing) };
+            // A line that starts by closing brackets sits at the level of the line that opened
+            // the outermost of them.
+            level = match closing {
+                0 => open.last().copied().unwrap_or(0),
+                k => open.len().checked_sub(k).map_or(0, |o| open[o] - 1),
+            };
+            // Preprocessor lines stay at column 0.
+            let d = if text.starts_with('#') { 0 } else { level };
             lines.push((&gap[at + 1..], d));
             Gap::Line(d)
-        } else if !gap.is_empty() || SPACED.contains(&prev_text) || SPACED.contains(&text) || (prev_text == "," && !is_closer(text)) {
+        } else if matches!(prev_text, "(" | "[") || matches!(text, ")" | "]" | "," | ";") {
+            // Leftovers of deleted code inside parentheses and brackets and before
+            // separators: `f( )`, `x ;` (braces keep their space: `{ return; }`).
+            Gap::Empty
+        } else if !gap.is_empty() || SPACED.contains(&prev_text) || SPACED.contains(&text) || prev_text == "," {
             Gap::Space
         } else {
             Gap::Empty
         });
         if is_opener(text) {
-            depth += 1;
+            open.push(level + 1);
         } else if is_closer(text) {
-            depth = depth.saturating_sub(1);
+            open.pop();
         }
         prev_end = span(tree, id).end;
         prev_text = text;
@@ -117,8 +133,8 @@ fn is_closer(t: &str) -> bool {
     matches!(t, "}" | ")" | "]")
 }
 
-/// The source's indentation unit, from its lines' old indentation and new depth: a tab if
-/// indented lines start with one, else the step (1-8 spaces) that most lines with depth
+/// The source's indentation unit, from its lines' old indentation and new level: a tab if
+/// indented lines start with one, else the step (2-8 spaces) that most lines with level
 /// `d > 0` were indented by (`width / d`), the smaller on a tie, else two spaces.
 fn indent_unit(lines: &[(&str, usize)]) -> String {
     let mut votes = [0usize; 9];
@@ -126,10 +142,10 @@ fn indent_unit(lines: &[(&str, usize)]) -> String {
         if indent.starts_with('\t') {
             return "\t".into();
         }
-        if indent.len() % d == 0 && (1..=8).contains(&(indent.len() / d)) {
+        if indent.len() % d == 0 && (2..=8).contains(&(indent.len() / d)) {
             votes[indent.len() / d] += 1;
         }
     }
-    let best = (1..=8).rev().max_by_key(|&w| votes[w]).filter(|&w| votes[w] > 0);
+    let best = (2..=8).rev().max_by_key(|&w| votes[w]).filter(|&w| votes[w] > 0);
     " ".repeat(best.unwrap_or(2))
 }

@@ -99,7 +99,7 @@ impl<'a> Measure<'a> {
 /// The built-in passes after Perses, in the default order, each with its source.
 pub const BUILT_IN: [(&str, &str); 4] = [
     ("subtrees", "sub-tree replacement: a node becomes the smallest text its expected symbol derives, e.g. an expression `0`, a block `{}` (Vulcan, Xu et al. OOPSLA'23)"),
-    ("tokens", "local exhaustive deletion of 1-3 adjacent tokens and of token pairs within a window, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)"),
+    ("tokens", "local exhaustive deletion of 1-4 adjacent tokens and of token pairs within a window, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)"),
     (
         "identifiers",
         "identifier canonicalization: rename one identifier everywhere to the shortest unused name (T-Rec, TOSEM'24; Vulcan identifier replacement)",

@@ -120,9 +120,9 @@ fn literals_become_zero_one_or_empty() {
 fn tokens_deletes_runs_then_pairs() {
     let js = Frontend::new(Language::JavaScript).unwrap();
     let v = variants(&js, &mut tokens::Tokens::default(), "f((x));\n");
-    // 7 tokens: 5 runs of 3, 6 of 2, 7 of 1, then pairs 2..=6 apart (5 + 4 + 3 + 2 + 1).
-    assert_eq!(v.len(), 5 + 6 + 7 + 5 + 4 + 3 + 2 + 1);
-    assert_eq!(v[0], "x));\n");
+    // 7 tokens: 4 runs of 4, 5 of 3, 6 of 2, 7 of 1, then pairs 2..=6 apart (5 + 4 + 3 + 2 + 1).
+    assert_eq!(v.len(), 4 + 5 + 6 + 7 + 5 + 4 + 3 + 2 + 1);
+    assert_eq!((v[0].as_str(), v[4].as_str()), ("));\n", "x));\n"));
     assert!(v.contains(&"f(x);\n".to_string()), "the parentheses around x as a pair: {v:?}");
 }
 
@@ -182,8 +182,12 @@ fn layout_reindents_by_bracket_depth_and_unglues_operators() {
         "#define N 1\nint f(int a, int b){\n    int x = a;\n    if (x) {\n        return b;\n    }\n    return x;\n}\n",
         "the unit is the step most lines were indented by (4)"
     );
+    // Leftovers of deletions inside parentheses and before separators go; braces keep theirs.
+    assert_eq!(laid_out(&c, "void g( ) { h( 1 , 2 ) ; }\n"), "void g() { h(1, 2); }\n");
     let js = Frontend::new(Language::JavaScript).unwrap();
     assert_eq!(laid_out(&js, "let f = () =>url;\nclass A {\n\t\tstatic {\n\tf()\n  }\n}\n"), "let f = () => url;\nclass A {\n\tstatic {\n\t\tf()\n\t}\n}\n");
+    // Brackets opened on one line indent the next lines once: an IIFE's body, a callback's.
+    assert_eq!(laid_out(&js, "(function () {\n    f(() => {\n            g()\n    })\n})\n"), "(function () {\n    f(() => {\n        g()\n    })\n})\n");
     let java = Frontend::new(Language::Java).unwrap();
     assert_eq!(laid_out(&java, "class A {\n  void m() {\n      int[] a={1,2};\n  }\n}\n"), "class A {\n  void m() {\n    int[] a = {1, 2};\n  }\n}\n");
     // A grammar file's language: JSON keeps its one line, commas get their space.

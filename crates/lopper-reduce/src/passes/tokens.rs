@@ -1,5 +1,6 @@
 //! Local exhaustive deletion (Vulcan, Xu et al., OOPSLA'23): deletions that Perses cannot
-//! express because PNF calls the tokens mandatory — runs of 3, 2 and 1 adjacent tokens,
+//! express because PNF calls the tokens mandatory — runs of 4, 3, 2 and 1 adjacent tokens
+//! (4: a declaration's `int *x =` in front of its initializer),
 //! then pairs of tokens at most [`WINDOW`] apart (a cast's or a condition's parentheses, a
 //! keyword and its semicolon). The grammar check screens every variant, so only what still
 //! parses is tested.
@@ -17,12 +18,12 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    /// The token positions instance `k` deletes, in a fixed order: runs of 3, 2, 1, then
+    /// The token positions instance `k` deletes, in a fixed order: runs of 4, 3, 2, 1, then
     /// pairs `(i, i + d)` for `d` in `2..=WINDOW`.
     fn positions(&self, k: usize) -> Option<Vec<usize>> {
         let n = self.tokens.len();
         let mut k = k;
-        for run in [3, 2, 1] {
+        for run in [4, 3, 2, 1] {
             let count = (n + 1).saturating_sub(run);
             if k < count {
                 return Some((k..k + run).collect());

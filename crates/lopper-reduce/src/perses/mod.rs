@@ -227,15 +227,21 @@ impl Reducer<'_> {
         }
         let perses = self.opts.passes.iter().any(|p| p == passes::PERSES);
         // The global fixpoint: Perses to its own fixpoint, then every other pass; again
-        // while the other passes change the best.
+        // while the other passes change the best. Perses runs again only after a round of
+        // passes that removed tokens: renaming and literal rewrites keep every token and
+        // the tree's shape, and the deletions and replacements Perses already tried fail on
+        // the renamed program as a rule, so re-trying them would cost tests for nothing.
+        let mut perses_due = perses;
         loop {
-            if perses {
+            if perses_due {
                 let Some(t) = self.perses_rounds(tree)? else { return Ok(()) };
                 tree = t;
             }
+            let tokens = self.j.stats.tokens_after;
             if after.is_empty() || !self.run_passes(&mut after, tree)? || !self.opts.fixpoint {
                 break;
             }
+            perses_due = perses && self.j.stats.tokens_after < tokens;
             let Some(t) = self.parse_best() else { return Ok(()) };
             tree = t;
         }
