@@ -56,6 +56,10 @@ pub struct Reduction {
     pub stats_path: Option<PathBuf>,
     /// `--keep-temps`.
     pub keep_temps: bool,
+    /// `--launcher`: the command prefix every test runs under.
+    pub launcher: Option<String>,
+    /// `--work-dir`: where run directories go.
+    pub work_dir: Option<PathBuf>,
     /// The persistent verdict cache's directory (`None`: `--no-cache`).
     pub cache_dir: Option<PathBuf>,
     /// How much to print.
@@ -205,6 +209,8 @@ impl Reduction {
             options,
             stats_path: a.stats,
             keep_temps: a.keep_temps,
+            launcher: a.launcher.clone(),
+            work_dir: a.work_dir.clone(),
             cache_dir: if a.no_cache { None } else { Some(a.cache_dir.clone().unwrap_or_else(|| output::cache_home().join("verdicts"))) },
             verbosity,
             transforms,

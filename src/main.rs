@@ -103,6 +103,15 @@ pub struct ReduceArgs {
     /// Keep every test run's temporary directory (their root is printed) for debugging.
     #[arg(long)]
     pub keep_temps: bool,
+    /// Run every test through this command prefix, e.g. `srun --quiet --ntasks=1` for a
+    /// Slurm cluster: `PREFIX TEST FILE` (or `PREFIX sh -c LINE lopper-test FILE`). -j may
+    /// then exceed the local cores. See docs/cluster.md.
+    #[arg(long, value_name = "PREFIX")]
+    pub launcher: Option<String>,
+    /// Put the tests' run directories under DIR (default: the system temp dir); with
+    /// --launcher, a directory that every node sees at the same path.
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
     /// Write the result here instead of reducing FILE in place.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
@@ -377,6 +386,12 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         .with_criteria(r.criteria.clone())
         .with_encoding(r.encoding)
         .keep_temps(r.keep_temps);
+    if let Some(dir) = &r.work_dir {
+        oracle = oracle.with_work_dir(dir).map_err(|e| Fail(exit::USAGE, format!("--work-dir: {e}")))?;
+    }
+    if let Some(prefix) = &r.launcher {
+        oracle = oracle.with_launcher(prefix).map_err(|e| Fail(exit::USAGE, format!("--launcher: {e}")))?;
+    }
     if !quiet {
         if r.keep_temps {
             eprintln!("lopper: keeping test directories under {}", oracle.temp_root().display());

@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use std::fs;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -331,4 +332,33 @@ fn a_timed_out_test_gets_sigterm_first_so_its_own_cleanup_runs() {
     assert_exit(&out, 0);
     let left: Vec<_> = fs::read_dir(&outside).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
     assert!(left.is_empty(), "runs left {left:?}: their TERM trap did not run");
+}
+
+#[test]
+fn a_launcher_runs_every_test_and_run_directories_go_to_the_work_dir() {
+    let case = Case::new("a.c", NEEDLE_SRC, "grep -q needle \"$1\"");
+    let (log, work) = (case.path("launched.log"), case.path("work"));
+    fs::create_dir(&work).unwrap();
+    // A launcher in the manner of `srun`: it logs where it runs, then runs the test.
+    let launcher = case.path("launch.sh");
+    write_script(&launcher, &format!("echo \"$PWD\" >> '{}'\nexec \"$@\"", log.display()));
+    let stats = case.path("stats.json");
+    let prefix = launcher.display().to_string();
+    let out = case.lopper(&["-q", "-j", "3", "--no-cache", "--launcher", &prefix, "--work-dir", work.to_str().unwrap(), "--stats", stats.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(reduced.contains("needle") && !reduced.contains("return 3"), "{reduced}");
+    // Every run went through the launcher (the sanity runs, the tests, and speculative runs
+    // past the winner, which are not counted as tests), each in a run directory under
+    // --work-dir.
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    let counted = s["tests"].as_u64().unwrap() + s["sanity_runs"].as_u64().unwrap();
+    let dirs: Vec<String> = fs::read_to_string(&log).unwrap().lines().map(String::from).collect();
+    assert!(dirs.len() as u64 >= counted && counted > 3, "{} runs, {counted} counted", dirs.len());
+    assert!(dirs.iter().all(|d| Path::new(d).starts_with(&work)), "{dirs:?}");
+    // Nothing is left in the work dir.
+    assert_eq!(fs::read_dir(&work).unwrap().count(), 0);
+    // A launcher that cannot be split into words is a usage error.
+    let out = case.lopper(&["--launcher", "srun 'unclosed"]);
+    assert_exit(&out, 2);
 }

@@ -64,6 +64,9 @@ pub enum OracleError {
     /// names the file).
     #[error("cannot keep the new best program: {0}")]
     Keep(#[source] std::io::Error),
+    /// The `--launcher` prefix is not a valid shell-like word list (an open quote).
+    #[error("cannot split the launcher `{0}` into words (an unclosed quote?)")]
+    Launcher(String),
 }
 
 /// Maps an I/O error to [`OracleError::Io`] naming `path`.
@@ -189,6 +192,8 @@ pub struct ScriptOracle {
     cancelled: usize,
     interrupt: Arc<AtomicBool>,
     encoding: Encoding,
+    /// Words run before the test (`srun --quiet --ntasks=1`), empty to run it directly.
+    launcher: Vec<String>,
 }
 
 /// What runs as the interestingness test.
@@ -268,7 +273,7 @@ fn kill_group(child: &mut std::process::Child) {
         loop {
             // Reap the child once it ends, so that its zombie does not count as alive.
             let _ = child.try_wait();
-            if killpg(group, None).is_err() || Instant::now() >= until {
+            if !group_alive(group) || Instant::now() >= until {
                 break;
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -276,6 +281,25 @@ fn kill_group(child: &mut std::process::Child) {
     }
     let _ = killpg(group, Signal::SIGKILL);
     let _ = child.wait();
+}
+
+/// Whether process group `group` has a member that is not a zombie. A zombie is dead
+/// already and waits only for its parent, or for init, to reap it; where init reaps slowly
+/// (a container's), `srun`'s exited helper lingers as one after every run, and waiting for
+/// it would cost [`KILL_GRACE`] per test. Where `/proc` cannot be read, any member counts.
+fn group_alive(group: Pid) -> bool {
+    if killpg(group, None).is_err() {
+        return false;
+    }
+    let Ok(procs) = fs::read_dir("/proc") else { return true };
+    let pgrp = group.to_string();
+    procs.flatten().filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))).any(|e| {
+        let Ok(stat) = fs::read_to_string(e.path().join("stat")) else { return false };
+        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
+        let mut fields = stat.rsplit_once(')').map_or("", |r| r.1).split_whitespace();
+        let (state, _ppid, member_of) = (fields.next(), fields.next(), fields.next());
+        member_of == Some(pgrp.as_str()) && state != Some("Z")
+    })
 }
 
 /// Points the command's `TMPDIR` (and `TMP`, `TEMP`) into `run_dir/tmp`, so that what it
@@ -362,7 +386,32 @@ impl ScriptOracle {
             cancelled: 0,
             interrupt,
             encoding: Encoding::Utf8,
+            launcher: Vec::new(),
         })
+    }
+
+    /// Runs every test as `LAUNCHER... TEST FILE` (or `LAUNCHER... sh -c LINE lopper-test
+    /// FILE`): `launcher` is a shell-like word list such as `srun --quiet --ntasks=1`, so
+    /// that a cluster scheduler runs the tests and `--jobs` may exceed the local cores.
+    /// Cancelling a run sends SIGTERM (then SIGKILL) to the launcher's process group;
+    /// `srun` cancels its job step on SIGTERM.
+    ///
+    /// # Errors
+    /// [`OracleError::Launcher`] when `launcher` is not a valid word list.
+    pub fn with_launcher(mut self, launcher: &str) -> Result<Self, OracleError> {
+        self.launcher = shlex::split(launcher).ok_or_else(|| OracleError::Launcher(launcher.to_string()))?;
+        Ok(self)
+    }
+
+    /// Puts the run directories under `dir` instead of the system temp dir (a filesystem
+    /// that the nodes of a cluster share, for [`ScriptOracle::with_launcher`]).
+    ///
+    /// # Errors
+    /// [`OracleError::Io`] creating the temporary root in `dir`.
+    pub fn with_work_dir(mut self, dir: &Path) -> Result<Self, OracleError> {
+        self.root = tempfile::Builder::new().prefix("lopper-").tempdir_in(dir).map_err(io_at(dir))?;
+        self.root.disable_cleanup(self.keep_temps);
+        Ok(self)
     }
 
     /// Judges runs by `criteria` instead of "exit status 0".
@@ -439,22 +488,17 @@ impl ScriptOracle {
         fs::write(&path, self.encoding.encode(candidate)).map_err(io_at(&path))?;
         let capture = capture || self.criteria.needs_output();
         let out = |name: &str| -> std::io::Result<Stdio> { Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() }) };
-        let mut cmd = match &self.test {
-            TestCommand::Script(p) => Command::new(p),
-            TestCommand::Shell(line) => {
-                let mut c = Command::new("sh");
-                c.arg("-c").arg(line).arg("lopper-test");
-                c
-            }
-        };
+        let mut argv: Vec<OsString> = self.launcher.iter().map(OsString::from).collect();
+        match &self.test {
+            TestCommand::Script(p) => argv.push(p.into()),
+            TestCommand::Shell(line) => argv.extend(["sh", "-c", line, "lopper-test"].map(OsString::from)),
+        }
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..]);
         private_tmp(&mut cmd, &dir)?;
         let stdin = if self.criteria.stdin { Stdio::from(fs::File::open(&path).map_err(io_at(&path))?) } else { Stdio::null() };
         let (stdout, stderr) = (out(".lopper-stdout").map_err(io_at(&dir))?, out(".lopper-stderr").map_err(io_at(&dir))?);
-        let program = match &self.test {
-            TestCommand::Script(p) => p.clone(),
-            TestCommand::Shell(_) => PathBuf::from("sh"),
-        };
-        let child = cmd.arg(&path).current_dir(&dir).stdin(stdin).stdout(stdout).stderr(stderr).process_group(0).spawn().map_err(io_at(&program))?;
+        let child = cmd.arg(&path).current_dir(&dir).stdin(stdin).stdout(stdout).stderr(stderr).process_group(0).spawn().map_err(io_at(Path::new(&argv[0])))?;
         Ok(Running { child, dir, started: Instant::now(), capture })
     }
 
