@@ -362,3 +362,21 @@ fn a_launcher_runs_every_test_and_run_directories_go_to_the_work_dir() {
     let out = case.lopper(&["--launcher", "srun 'unclosed"]);
     assert_exit(&out, 2);
 }
+
+#[test]
+fn every_jobs_count_gives_the_same_result_and_counts_with_varied_test_times() {
+    // Each candidate's test takes 0-80 ms depending on its size, so runs end out of order.
+    let body = "n=$(wc -c < \"$1\"); sleep 0.0$((n % 9)); grep -q needle \"$1\"";
+    let mut seen = Vec::new();
+    for jobs in ["1", "2", "5"] {
+        let case = Case::new("a.c", NEEDLE_SRC, body);
+        let stats = case.path("stats.json");
+        let out = case.lopper(&["-q", "--no-cache", "--passes", "perses,tokens,identifiers", "-j", jobs, "--stats", stats.to_str().unwrap()]);
+        assert_exit(&out, 0);
+        let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+        let counts: Vec<serde_json::Value> = ["tests", "candidates", "cache_hits", "accepted", "tokens_after"].iter().map(|k| s[*k].clone()).collect();
+        seen.push((fs::read_to_string(&case.program).unwrap(), counts));
+    }
+    assert_eq!(seen[0], seen[1]);
+    assert_eq!(seen[0], seen[2]);
+}

@@ -1,4 +1,6 @@
-//! The oracle: runs the interestingness test on a candidate.
+//! lopper-oracle: runs the interestingness test on candidates — the only part of lopper
+//! that spawns processes (tests, external transformation commands, generators), and one
+//! that never sees a tree: candidates are text.
 //!
 //! Each run gets a fresh working directory under one temporary root, holding the candidate
 //! under the input's own file name (the C-Reduce / Perses convention); the test gets the
@@ -19,7 +21,13 @@ use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
 pub mod cache;
+pub mod executor;
 pub mod generator;
+pub mod sanity;
+
+pub use executor::{first_interesting, Executor, Finished, LocalExecutor, RunId};
+
+pub use sanity::{check_original, derived_timeout, Sanity, SanityError};
 
 /// The verdict of one test run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,7 +68,7 @@ pub enum OracleError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// Keeping a new best program failed (the caller's [`crate::Progress`]; its message
+    /// Keeping a new best program failed (the reducer's progress sink; its message
     /// names the file).
     #[error("cannot keep the new best program: {0}")]
     Keep(#[source] std::io::Error),
@@ -178,22 +186,15 @@ pub struct RunReport {
     pub output: String,
 }
 
-/// Runs an executable interestingness test.
+/// Runs an executable interestingness test: the criteria that judge a run, and the
+/// speculative scheduler that keeps up to `jobs` runs of an [`Executor`] going in candidate
+/// order (it knows nothing of processes; the [`LocalExecutor`] spawns them).
 #[derive(Debug)]
 pub struct ScriptOracle {
-    test: TestCommand,
+    exec: LocalExecutor,
     criteria: Criteria,
-    keep_temps: bool,
-    file_name: OsString,
-    timeout: Duration,
-    root: tempfile::TempDir,
-    runs: u64,
     jobs: usize,
     cancelled: usize,
-    interrupt: Arc<AtomicBool>,
-    encoding: Encoding,
-    /// Words run before the test (`srun --quiet --ntasks=1`), empty to run it directly.
-    launcher: Vec<String>,
 }
 
 /// What runs as the interestingness test.
@@ -228,14 +229,6 @@ impl Criteria {
     fn needs_output(&self) -> bool {
         self.stdout.is_some() || self.stderr.is_some()
     }
-}
-
-/// One test process in flight.
-struct Running {
-    child: std::process::Child,
-    dir: PathBuf,
-    started: Instant,
-    capture: bool,
 }
 
 /// Waits up to `slice` for `child`, started at `started`: how it ended, once it has (a
@@ -330,8 +323,10 @@ pub fn is_runnable(path: &Path) -> bool {
 
 /// How a run ended, before the criteria judge it.
 #[derive(Clone, Copy, Debug)]
-enum Ending {
+pub enum Ending {
+    /// The process exited (or died of a signal) with this status.
     Exited(std::process::ExitStatus),
+    /// It hit the time limit, or was cancelled, and was killed.
     TimedOut,
 }
 
@@ -373,21 +368,8 @@ impl ScriptOracle {
     }
 
     fn with_command(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
-        let root = tempfile::Builder::new().prefix("lopper-").tempdir().map_err(io_at(&std::env::temp_dir()))?;
-        Ok(ScriptOracle {
-            test,
-            criteria: Criteria::default(),
-            keep_temps: false,
-            file_name,
-            timeout,
-            root,
-            runs: 0,
-            jobs: 1,
-            cancelled: 0,
-            interrupt,
-            encoding: Encoding::Utf8,
-            launcher: Vec::new(),
-        })
+        let exec = LocalExecutor::new(test, file_name, timeout, interrupt, &std::env::temp_dir())?;
+        Ok(ScriptOracle { exec, criteria: Criteria::default(), jobs: 1, cancelled: 0 })
     }
 
     /// Runs every test as `LAUNCHER... TEST FILE` (or `LAUNCHER... sh -c LINE lopper-test
@@ -399,7 +381,7 @@ impl ScriptOracle {
     /// # Errors
     /// [`OracleError::Launcher`] when `launcher` is not a valid word list.
     pub fn with_launcher(mut self, launcher: &str) -> Result<Self, OracleError> {
-        self.launcher = shlex::split(launcher).ok_or_else(|| OracleError::Launcher(launcher.to_string()))?;
+        self.exec.launcher = shlex::split(launcher).ok_or_else(|| OracleError::Launcher(launcher.to_string()))?;
         Ok(self)
     }
 
@@ -409,27 +391,28 @@ impl ScriptOracle {
     /// # Errors
     /// [`OracleError::Io`] creating the temporary root in `dir`.
     pub fn with_work_dir(mut self, dir: &Path) -> Result<Self, OracleError> {
-        self.root = tempfile::Builder::new().prefix("lopper-").tempdir_in(dir).map_err(io_at(dir))?;
-        self.root.disable_cleanup(self.keep_temps);
+        self.exec.root = tempfile::Builder::new().prefix("lopper-").tempdir_in(dir).map_err(io_at(dir))?;
+        self.exec.root.disable_cleanup(self.exec.keep_temps);
         Ok(self)
     }
 
     /// Judges runs by `criteria` instead of "exit status 0".
     pub fn with_criteria(mut self, criteria: Criteria) -> Self {
+        self.exec.stdin = criteria.stdin;
         self.criteria = criteria;
         self
     }
 
     /// Keeps every run's directory and the temporary root (for debugging a test).
     pub fn keep_temps(mut self, keep: bool) -> Self {
-        self.keep_temps = keep;
-        self.root.disable_cleanup(keep);
+        self.exec.keep_temps = keep;
+        self.exec.root.disable_cleanup(keep);
         self
     }
 
     /// Writes candidates in `encoding` (the input's).
     pub fn with_encoding(mut self, encoding: Encoding) -> Self {
-        self.encoding = encoding;
+        self.exec.encoding = encoding;
         self
     }
 
@@ -441,12 +424,12 @@ impl ScriptOracle {
 
     /// The per-run time limit.
     pub fn timeout(&self) -> Duration {
-        self.timeout
+        self.exec.timeout
     }
 
     /// Changes the per-run time limit (e.g. once the original's run time is known).
     pub fn set_timeout(&mut self, timeout: Duration) {
-        self.timeout = timeout;
+        self.exec.timeout = timeout;
     }
 
     /// Speculative test runs that were killed because an earlier candidate was interesting.
@@ -456,7 +439,7 @@ impl ScriptOracle {
 
     /// The temporary root (removed on drop).
     pub fn temp_root(&self) -> &Path {
-        self.root.path()
+        self.exec.root.path()
     }
 
     /// Runs the test once on `candidate`; with `capture`, keeps its output.
@@ -464,79 +447,36 @@ impl ScriptOracle {
     /// # Errors
     /// As [`Oracle::test`].
     pub fn run(&mut self, candidate: &str, capture: bool) -> Result<RunReport, OracleError> {
-        let mut r = self.start(candidate, capture)?;
-        let ending = loop {
-            match self.poll(&mut r, Duration::from_millis(50)) {
-                Ok(Some(e)) => break Ok(e),
-                Ok(None) => continue,
-                Err(e) => break Err(e),
-            }
-        };
-        self.finish(r, ending)
-    }
-
-    /// Writes the candidate into a fresh directory and starts the test there, in its own
-    /// process group.
-    fn start(&mut self, candidate: &str, capture: bool) -> Result<Running, OracleError> {
-        if self.interrupt.load(Ordering::SeqCst) {
-            return Err(OracleError::Interrupted);
-        }
-        self.runs += 1;
-        let dir = self.root.path().join(format!("t{}", self.runs));
-        fs::create_dir(&dir).map_err(io_at(&dir))?;
-        let path = dir.join(&self.file_name);
-        fs::write(&path, self.encoding.encode(candidate)).map_err(io_at(&path))?;
-        let capture = capture || self.criteria.needs_output();
-        let out = |name: &str| -> std::io::Result<Stdio> { Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() }) };
-        let mut argv: Vec<OsString> = self.launcher.iter().map(OsString::from).collect();
-        match &self.test {
-            TestCommand::Script(p) => argv.push(p.into()),
-            TestCommand::Shell(line) => argv.extend(["sh", "-c", line, "lopper-test"].map(OsString::from)),
-        }
-        let mut cmd = Command::new(&argv[0]);
-        cmd.args(&argv[1..]);
-        private_tmp(&mut cmd, &dir)?;
-        let stdin = if self.criteria.stdin { Stdio::from(fs::File::open(&path).map_err(io_at(&path))?) } else { Stdio::null() };
-        let (stdout, stderr) = (out(".lopper-stdout").map_err(io_at(&dir))?, out(".lopper-stderr").map_err(io_at(&dir))?);
-        let child = cmd.arg(&path).current_dir(&dir).stdin(stdin).stdout(stdout).stderr(stderr).process_group(0).spawn().map_err(io_at(Path::new(&argv[0])))?;
-        Ok(Running { child, dir, started: Instant::now(), capture })
-    }
-
-    /// Waits up to `slice` for the test: how it ended, once it has (a timeout is an end).
-    fn poll(&self, r: &mut Running, slice: Duration) -> Result<Option<Ending>, OracleError> {
-        poll_child(&mut r.child, r.started, self.timeout, &self.interrupt, slice, &r.dir)
-    }
-
-    /// Kills the test's whole process group (the test itself on timeout, interrupt or
-    /// cancellation, and in every case any grandchild it left behind; ESRCH is fine),
-    /// reaps it, judges it by the criteria (reading its output when they need it), and
-    /// removes its directory unless temporaries are kept.
-    fn finish(&self, mut r: Running, ending: Result<Ending, OracleError>) -> Result<RunReport, OracleError> {
-        kill_group(&mut r.child);
-        let elapsed = r.started.elapsed();
-        let read = |name: &str| -> String {
-            fs::read(r.dir.join(name)).map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(1 << 20)..]).into_owned()).unwrap_or_default()
-        };
-        let (stdout, stderr) = if r.capture { (read(".lopper-stdout"), read(".lopper-stderr")) } else { Default::default() };
-        if !self.keep_temps {
-            let _ = fs::remove_dir_all(&r.dir);
-        }
-        let verdict = match ending? {
-            Ending::TimedOut => Verdict::TimedOut,
-            Ending::Exited(status) => {
-                let code_ok = status.code().is_some_and(|c| self.criteria.exit_codes.contains(&c));
-                let out_ok = self.criteria.stdout.as_ref().is_none_or(|re| re.is_match(&stdout));
-                let err_ok = self.criteria.stderr.as_ref().is_none_or(|re| re.is_match(&stderr));
-                if code_ok && out_ok && err_ok {
-                    Verdict::Interesting
-                } else {
-                    Verdict::NotInteresting
+        let id = self.exec.submit(candidate, capture || self.criteria.needs_output())?;
+        loop {
+            match self.exec.wait_any(Duration::from_millis(50)) {
+                Ok(Some((_, f))) => return Ok(judge(&self.criteria, f)),
+                Ok(None) => {}
+                Err(e) => {
+                    self.exec.cancel(id);
+                    return Err(e);
                 }
             }
-        };
-        tracing::debug!(dir = %r.dir.display(), ?verdict, seconds = elapsed.as_secs_f64(), "test run");
-        Ok(RunReport { verdict, elapsed, output: format!("{}{}", tail(&stdout), tail(&stderr)) })
+        }
     }
+}
+
+/// Judges a finished run by `criteria`.
+fn judge(criteria: &Criteria, f: Finished) -> RunReport {
+    let verdict = match f.ending {
+        Ending::TimedOut => Verdict::TimedOut,
+        Ending::Exited(status) => {
+            let code_ok = status.code().is_some_and(|c| criteria.exit_codes.contains(&c));
+            let out_ok = criteria.stdout.as_ref().is_none_or(|re| re.is_match(&f.stdout));
+            let err_ok = criteria.stderr.as_ref().is_none_or(|re| re.is_match(&f.stderr));
+            if code_ok && out_ok && err_ok {
+                Verdict::Interesting
+            } else {
+                Verdict::NotInteresting
+            }
+        }
+    };
+    RunReport { verdict, elapsed: f.elapsed, output: format!("{}{}", tail(&f.stdout), tail(&f.stderr)) }
 }
 
 /// The last 64 KiB of `s`, cut at a character boundary.
@@ -557,66 +497,11 @@ impl Oracle for ScriptOracle {
     /// of a prefix are known and its last one is interesting (or all are known). Tests of
     /// later candidates still running then are killed, process group and all.
     fn first_interesting(&mut self, candidates: &[&str]) -> Result<Vec<Verdict>, OracleError> {
-        let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
-        let mut running: Vec<(usize, Running)> = Vec::new();
-        let mut next = 0;
-        let result = loop {
-            // The answer is known once the first unknown verdict comes after an interesting one.
-            let known = verdicts.iter().take_while(|v| v.is_some()).count();
-            if let Some(i) = verdicts[..known].iter().position(|v| *v == Some(Verdict::Interesting)) {
-                break Ok(i + 1);
-            }
-            if known == candidates.len() {
-                break Ok(known);
-            }
-            let first_yes = verdicts.iter().position(|v| *v == Some(Verdict::Interesting)).unwrap_or(usize::MAX);
-            let mut failed = None;
-            while running.len() < self.jobs && next < candidates.len() && next < first_yes {
-                match self.start(candidates[next], false) {
-                    Ok(r) => running.push((next, r)),
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
-                next += 1;
-            }
-            if let Some(e) = failed {
-                break Err(e);
-            }
-            // One process: block on it; several: poll each briefly in turn.
-            let slice = if running.len() > 1 { Duration::from_millis(2) } else { Duration::from_millis(50) };
-            let mut i = 0;
-            while i < running.len() {
-                match self.poll(&mut running[i].1, slice) {
-                    Ok(Some(ending)) => {
-                        let (idx, r) = running.swap_remove(i);
-                        match self.finish(r, Ok(ending)) {
-                            Ok(report) => verdicts[idx] = Some(report.verdict),
-                            Err(e) => {
-                                failed = Some(e);
-                                break;
-                            }
-                        }
-                    }
-                    Ok(None) => i += 1,
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
-            }
-            if let Some(e) = failed {
-                break Err(e);
-            }
-        };
-        for (idx, r) in running {
-            // Speculative runs past the answer (or all runs, on interrupt) are cancelled.
-            self.cancelled += (verdicts[idx].is_none()) as usize;
-            let _ = self.finish(r, Ok(Ending::TimedOut));
-        }
-        let n = result?;
-        Ok(verdicts[..n].iter().map(|v| v.expect("a known prefix")).collect())
+        let capture = self.criteria.needs_output();
+        let criteria = &self.criteria;
+        let (result, cancelled) = executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, |f| judge(criteria, f).verdict);
+        self.cancelled += cancelled;
+        result
     }
 }
 

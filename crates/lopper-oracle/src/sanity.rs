@@ -3,7 +3,7 @@
 //! does not finish is refused with its own error, and the per-run time limit can be derived
 //! from how long the test took.
 
-use crate::oracle::{OracleError, RunReport, ScriptOracle, Verdict};
+use crate::{OracleError, RunReport, ScriptOracle, Verdict};
 use std::time::Duration;
 
 /// Runs of the original before reducing (the reducer's own first test makes one more).

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The Python shim: a `sitecustomize.py` that lopper puts first on `PYTHONPATH`.
-pub const PYTHON_SHIM: &str = include_str!("../../shims/python/sitecustomize.py");
+pub const PYTHON_SHIM: &str = include_str!("../shims/python/sitecustomize.py");
 /// The Node.js shim, loaded with `NODE_OPTIONS=--require`.
-pub const NODE_SHIM: &str = include_str!("../../shims/node/lopper_trace.js");
+pub const NODE_SHIM: &str = include_str!("../shims/node/lopper_trace.js");
 /// The exit status with which a shim stops a replay that `halt` alignment gave up on.
 pub const HALT_STATUS: i32 = 86;
 

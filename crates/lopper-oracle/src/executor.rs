@@ -1,0 +1,330 @@
+//! Where test runs happen, behind one small seam: an [`Executor`] starts a run of the test on
+//! a candidate, reports runs as they end, and cancels runs (treereduce's start / try_wait /
+//! cancel `Check` is the nearest model). The speculative scheduler of
+//! [`crate::ScriptOracle`] drives any executor and knows nothing of processes; the
+//! [`LocalExecutor`] spawns them, here or through a cluster launcher such as `srun`.
+
+use crate::{io_at, kill_group, poll_child, private_tmp, Encoding, Ending, OracleError, TestCommand};
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A run's number within its executor, from 1.
+pub type RunId = u64;
+
+/// A run that has ended.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// How it ended.
+    pub ending: Ending,
+    /// Its wall time.
+    pub elapsed: Duration,
+    /// Its standard output (the last MiB), when captured.
+    pub stdout: String,
+    /// Its standard error (the last MiB), when captured.
+    pub stderr: String,
+}
+
+/// Runs tests. Runs are independent; an executor may hold any number in flight.
+pub trait Executor {
+    /// Starts a run of the test on `candidate`, keeping its output when `capture`.
+    ///
+    /// # Errors
+    /// [`OracleError::Interrupted`] once the user asked to stop; I/O errors starting it.
+    fn submit(&mut self, candidate: &str, capture: bool) -> Result<RunId, OracleError>;
+
+    /// Waits up to about `slice` for any run in flight to end; the first that has, with how
+    /// it ended. `None` when none ended meanwhile (or none is in flight).
+    ///
+    /// # Errors
+    /// [`OracleError::Interrupted`] once the user asked to stop (the runs stay in flight
+    /// until cancelled); I/O errors.
+    fn wait_any(&mut self, slice: Duration) -> Result<Option<(RunId, Finished)>, OracleError>;
+
+    /// Ends run `id` now, if it is still in flight, leaving nothing of it behind.
+    fn cancel(&mut self, id: RunId);
+
+    /// Runs in flight.
+    fn in_flight(&self) -> usize;
+}
+
+/// One test process in flight.
+struct Running {
+    id: RunId,
+    child: std::process::Child,
+    dir: PathBuf,
+    started: Instant,
+    capture: bool,
+}
+
+/// Runs each test as a process of this machine, in a fresh directory under one temporary
+/// root, in its own process group; optionally through a launcher prefix (`srun --quiet
+/// --ntasks=1`), which makes it a cluster's job.
+#[derive(Debug)]
+pub struct LocalExecutor {
+    pub(crate) test: TestCommand,
+    pub(crate) file_name: OsString,
+    pub(crate) timeout: Duration,
+    pub(crate) root: tempfile::TempDir,
+    pub(crate) keep_temps: bool,
+    pub(crate) interrupt: Arc<AtomicBool>,
+    pub(crate) encoding: Encoding,
+    /// Words run before the test, empty to run it directly.
+    pub(crate) launcher: Vec<String>,
+    /// Whether the test reads the candidate on standard input too.
+    pub(crate) stdin: bool,
+    runs: u64,
+    running: Vec<Running>,
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running").field("id", &self.id).field("dir", &self.dir).finish()
+    }
+}
+
+impl LocalExecutor {
+    /// An executor for `test`, writing candidates as `file_name` under a new temporary root
+    /// in `parent`, each run limited to `timeout`; setting `interrupt` stops every run.
+    ///
+    /// # Errors
+    /// [`OracleError::Io`] creating the root.
+    pub fn new(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>, parent: &Path) -> Result<LocalExecutor, OracleError> {
+        let root = tempfile::Builder::new().prefix("lopper-").tempdir_in(parent).map_err(io_at(parent))?;
+        Ok(LocalExecutor {
+            test,
+            file_name,
+            timeout,
+            root,
+            keep_temps: false,
+            interrupt,
+            encoding: Encoding::Utf8,
+            launcher: Vec::new(),
+            stdin: false,
+            runs: 0,
+            running: Vec::new(),
+        })
+    }
+
+    /// Kills `r`'s process group, reads what it captured, and removes its directory unless
+    /// temporaries are kept.
+    fn finish(&self, mut r: Running, ending: Ending) -> Finished {
+        kill_group(&mut r.child);
+        let elapsed = r.started.elapsed();
+        let read = |name: &str| -> String {
+            fs::read(r.dir.join(name)).map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(1 << 20)..]).into_owned()).unwrap_or_default()
+        };
+        let (stdout, stderr) = if r.capture { (read(".lopper-stdout"), read(".lopper-stderr")) } else { Default::default() };
+        if !self.keep_temps {
+            let _ = fs::remove_dir_all(&r.dir);
+        }
+        tracing::debug!(dir = %r.dir.display(), ?ending, seconds = elapsed.as_secs_f64(), "test run");
+        Finished { ending, elapsed, stdout, stderr }
+    }
+}
+
+impl Executor for LocalExecutor {
+    fn submit(&mut self, candidate: &str, capture: bool) -> Result<RunId, OracleError> {
+        if self.interrupt.load(Ordering::SeqCst) {
+            return Err(OracleError::Interrupted);
+        }
+        self.runs += 1;
+        let dir = self.root.path().join(format!("t{}", self.runs));
+        fs::create_dir(&dir).map_err(io_at(&dir))?;
+        let path = dir.join(&self.file_name);
+        fs::write(&path, self.encoding.encode(candidate)).map_err(io_at(&path))?;
+        let out = |name: &str| -> std::io::Result<Stdio> { Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() }) };
+        let mut argv: Vec<OsString> = self.launcher.iter().map(OsString::from).collect();
+        match &self.test {
+            TestCommand::Script(p) => argv.push(p.into()),
+            TestCommand::Shell(line) => argv.extend(["sh", "-c", line, "lopper-test"].map(OsString::from)),
+        }
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..]);
+        private_tmp(&mut cmd, &dir)?;
+        let stdin = if self.stdin { Stdio::from(fs::File::open(&path).map_err(io_at(&path))?) } else { Stdio::null() };
+        let (stdout, stderr) = (out(".lopper-stdout").map_err(io_at(&dir))?, out(".lopper-stderr").map_err(io_at(&dir))?);
+        let child = cmd.arg(&path).current_dir(&dir).stdin(stdin).stdout(stdout).stderr(stderr).process_group(0).spawn().map_err(io_at(Path::new(&argv[0])))?;
+        self.running.push(Running { id: self.runs, child, dir, started: Instant::now(), capture });
+        Ok(self.runs)
+    }
+
+    fn wait_any(&mut self, slice: Duration) -> Result<Option<(RunId, Finished)>, OracleError> {
+        // One process: block on it; several: poll each briefly in turn.
+        let each = if self.running.len() > 1 { Duration::from_millis(2).min(slice) } else { slice };
+        for i in 0..self.running.len() {
+            let r = &mut self.running[i];
+            if let Some(ending) = poll_child(&mut r.child, r.started, self.timeout, &self.interrupt, each, &r.dir)? {
+                let r = self.running.remove(i);
+                let id = r.id;
+                return Ok(Some((id, self.finish(r, ending))));
+            }
+        }
+        Ok(None)
+    }
+
+    fn cancel(&mut self, id: RunId) {
+        if let Some(i) = self.running.iter().position(|r| r.id == id) {
+            let r = self.running.remove(i);
+            self.finish(r, Ending::TimedOut);
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.running.len()
+    }
+}
+
+impl Drop for LocalExecutor {
+    fn drop(&mut self) {
+        for r in std::mem::take(&mut self.running) {
+            self.finish(r, Ending::TimedOut);
+        }
+    }
+}
+
+/// The speculative scheduler (deterministic acceptance): keeps up to `jobs` runs of `exec`
+/// going, starting candidates in order, each speculating that the ones before it fail;
+/// returns the verdicts of the shortest prefix whose last verdict is interesting (or of
+/// all candidates), the same for every `jobs` and every order in which runs end. Runs
+/// started after the answer are cancelled; the second value counts them.
+///
+/// # Errors
+/// The executor's (every run in flight is cancelled first).
+pub fn first_interesting(
+    exec: &mut dyn Executor,
+    jobs: usize,
+    candidates: &[&str],
+    capture: bool,
+    mut judge: impl FnMut(Finished) -> crate::Verdict,
+) -> (Result<Vec<crate::Verdict>, OracleError>, usize) {
+    use crate::Verdict;
+    let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
+    // Runs in flight: (run, candidate index).
+    let mut running: Vec<(RunId, usize)> = Vec::new();
+    let mut next = 0;
+    let result = loop {
+        // The answer is known once the first unknown verdict comes after an interesting one.
+        let known = verdicts.iter().take_while(|v| v.is_some()).count();
+        if let Some(i) = verdicts[..known].iter().position(|v| *v == Some(Verdict::Interesting)) {
+            break Ok(i + 1);
+        }
+        if known == candidates.len() {
+            break Ok(known);
+        }
+        let first_yes = verdicts.iter().position(|v| *v == Some(Verdict::Interesting)).unwrap_or(usize::MAX);
+        let mut failed = None;
+        while running.len() < jobs.max(1) && next < candidates.len() && next < first_yes {
+            match exec.submit(candidates[next], capture) {
+                Ok(id) => running.push((id, next)),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            next += 1;
+        }
+        if let Some(e) = failed {
+            break Err(e);
+        }
+        match exec.wait_any(Duration::from_millis(50)) {
+            Ok(Some((id, f))) => {
+                let at = running.iter().position(|r| r.0 == id).expect("a run this scheduler started");
+                let (_, idx) = running.swap_remove(at);
+                verdicts[idx] = Some(judge(f));
+            }
+            Ok(None) => {}
+            Err(e) => break Err(e),
+        }
+    };
+    let mut cancelled = 0;
+    for (id, idx) in running {
+        // Speculative runs past the answer (or all runs, on an error) are cancelled.
+        cancelled += verdicts[idx].is_none() as usize;
+        exec.cancel(id);
+    }
+    (result.map(|n| verdicts[..n].iter().map(|v| v.expect("a known prefix")).collect()), cancelled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Verdict;
+    use std::collections::BTreeMap;
+
+    /// Runs in simulated time: a run of candidate `c` takes `delay(c)` ticks; `wait_any`
+    /// ends the run that finishes first, so runs end in an order unlike their start order.
+    struct Simulated {
+        now: u64,
+        runs: BTreeMap<RunId, (u64, String)>,
+        next: RunId,
+        most_in_flight: usize,
+        ended: Vec<RunId>,
+    }
+
+    fn delay(c: &str) -> u64 {
+        // Varied: a function of the text that is not monotone in its position.
+        (c.bytes().map(u64::from).sum::<u64>() * 7919) % 13 + 1
+    }
+
+    impl Executor for Simulated {
+        fn submit(&mut self, candidate: &str, _capture: bool) -> Result<RunId, OracleError> {
+            self.next += 1;
+            self.runs.insert(self.next, (self.now + delay(candidate), candidate.to_string()));
+            self.most_in_flight = self.most_in_flight.max(self.runs.len());
+            Ok(self.next)
+        }
+        fn wait_any(&mut self, _slice: Duration) -> Result<Option<(RunId, Finished)>, OracleError> {
+            let Some((&id, &(at, _))) = self.runs.iter().min_by_key(|(id, (at, _))| (*at, **id)) else { return Ok(None) };
+            let (_, text) = self.runs.remove(&id).unwrap();
+            self.now = at;
+            self.ended.push(id);
+            let status = std::process::Command::new("true").status().unwrap();
+            Ok(Some((id, Finished { ending: Ending::Exited(status), elapsed: Duration::ZERO, stdout: text, stderr: String::new() })))
+        }
+        fn cancel(&mut self, id: RunId) {
+            self.runs.remove(&id);
+        }
+        fn in_flight(&self) -> usize {
+            self.runs.len()
+        }
+    }
+
+    #[test]
+    fn the_answer_is_the_sequential_one_whatever_the_order_runs_end_in() {
+        let candidates: Vec<String> = (0..40).map(|i| format!("candidate {i} {}", "x".repeat(i * 3 % 11))).collect();
+        let texts: Vec<&str> = candidates.iter().map(String::as_str).collect();
+        // Interesting: candidates 23 and 31 (the answer is the prefix up to 23).
+        let interesting = |f: Finished| {
+            if f.stdout.starts_with("candidate 23 ") || f.stdout.starts_with("candidate 31 ") {
+                Verdict::Interesting
+            } else {
+                Verdict::NotInteresting
+            }
+        };
+        let mut answers = Vec::new();
+        for jobs in [1, 2, 5] {
+            let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
+            let (verdicts, cancelled) = first_interesting(&mut sim, jobs, &texts, false, interesting);
+            // What was started and neither ended nor needed is counted as cancelled.
+            assert_eq!(cancelled + sim.ended.len(), sim.next as usize, "jobs {jobs}");
+            let verdicts = verdicts.unwrap();
+            assert_eq!(verdicts.len(), 24, "jobs {jobs}");
+            assert_eq!(verdicts.last(), Some(&Verdict::Interesting));
+            // The pipeline overlapped, and runs ended out of their start order.
+            assert_eq!(sim.most_in_flight, jobs);
+            if jobs > 1 {
+                assert!(sim.ended.windows(2).any(|w| w[0] > w[1]), "jobs {jobs}: {:?}", sim.ended);
+            }
+            assert_eq!(sim.in_flight(), 0, "nothing left running");
+            answers.push(verdicts);
+        }
+        assert_eq!(answers[0], answers[1]);
+        assert_eq!(answers[0], answers[2]);
+    }
+}
