@@ -72,13 +72,13 @@ pub struct ReduceArgs {
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may
-    /// rewrite), `{out}` (where it may write the variant instead) and `{n}` (the instance,
-    /// from 1); exit 0 = a variant, 255 or 1 = no instance n. See docs/transformations.md.
+    /// rewrite), `{out}` (where it may write the variant instead) and the instance number
+    /// (`n` in braces, from 1); exit 0 = a variant, 255 or 1 = no instance n. See docs/transformations.md.
     #[arg(long, value_name = "CMD")]
     pub transform: Vec<String>,
     /// The instance count of the --transform in the same position (Regehr's get_count): a
     /// shell command with `{file}` that prints the number of instances. With it the
-    /// transformation runs backwards, `{n}` from the count down to 1.
+    /// transformation runs backwards, the instance number from the count down to 1.
     #[arg(long, value_name = "CMD")]
     pub transform_count: Vec<String>,
     /// List the passes with their sources, and exit.
