@@ -9,18 +9,24 @@ use std::path::Path;
 /// Interesting: gcc still warns about a division by zero.
 const DIV_BY_ZERO: &str = "LC_ALL=C gcc -fsyntax-only -Wdiv-by-zero \"$1\" 2>&1 | grep -q 'division by zero'";
 
+/// A C program with four integer constants other than 1 (the 0 must stay for the warning),
+/// and the example plug-in that replaces them.
+fn constants_case() -> (Case, std::path::PathBuf) {
+    require_tool("gcc");
+    require_tool("python3");
+    let src = "int scale(int x) {\n    int y = x * 42 + 7;\n    return (y - 300) / 0;\n}\n";
+    let plug_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transforms/one_constant.py");
+    (Case::new("div.c", src, DIV_BY_ZERO), plug_in)
+}
+
 fn stats(case: &Case) -> serde_json::Value {
     serde_json::from_str(&fs::read_to_string(case.path("stats.json")).unwrap()).unwrap()
 }
 
 #[test]
 fn a_python_plug_in_replaces_constants_one_instance_at_a_time() {
-    require_tool("gcc");
-    require_tool("python3");
-    let src = "int scale(int x) {\n    int y = x * 42 + 7;\n    return (y - 300) / 0;\n}\n";
-    let case = Case::new("div.c", src, DIV_BY_ZERO);
+    let (case, plug_in) = constants_case();
     assert!(case.passes(&case.program));
-    let plug_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transforms/one_constant.py");
     let cmd = format!("python3 '{}' {{file}} {{n}} {{out}}", plug_in.display());
     // Only the plug-in changes the program (identifier renaming has nothing to do here).
     let out = case.lopper(&["-q", "--passes", "identifiers", "--transform", &cmd, "--stats", case.path("stats.json").to_str().unwrap()]);
@@ -72,11 +78,7 @@ fn clang_delta_passes_reduce_a_c_program() {
 
 #[test]
 fn a_count_command_makes_the_transformation_run_backwards() {
-    require_tool("gcc");
-    require_tool("python3");
-    let src = "int scale(int x) {\n    int y = x * 42 + 7;\n    return (y - 300) / 0;\n}\n";
-    let case = Case::new("div.c", src, DIV_BY_ZERO);
-    let plug_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transforms/one_constant.py");
+    let (case, plug_in) = constants_case();
     let log = case.path("instances.log");
     // The plug-in, logging each instance number it is run with.
     let cmd = format!("echo {{n}} >> '{}'; python3 '{}' {{file}} {{n}} {{out}}", log.display(), plug_in.display());
