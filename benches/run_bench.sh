@@ -79,7 +79,7 @@ with open(f"{out}/results.csv", "w") as f:
         r["pct"] = 100.0 * r.get("tokens_after", 0) / max(r.get("tokens_before", 1), 1)
         r["invalid_pct"] = 100.0 * r.get("invalid_share", 0)
         t = r.get("total_seconds", 0) or 1e-9
-        r["lopper_pct"] = 100.0 * (t - r.get("test_seconds", 0)) / t
+        r["lopper_pct"] = 100.0 * (t - r.get("test_seconds", 0) - r.get("transform_seconds", 0)) / t
         f.write(",".join(str(round(r.get(c, 0), 2)) if isinstance(r.get(c), float) else str(r.get(c, "")) for c in cols) + "\n")
 with open(f"{out}/results.md", "w") as f:
     f.write("| case | original tokens | final tokens | % of original | final (count_tokens.py) | tests | seconds | invalid candidates | lopper's own time | final passes test | budget hit |\n")

@@ -92,10 +92,11 @@ fn percent(part: usize, whole: usize) -> f64 {
 /// The closing summary, on stderr.
 pub fn print_summary(r: &Reduction, outcome: &Outcome, cancelled: usize) {
     let s = &outcome.stats;
-    let own = (s.total_seconds - s.test_seconds).max(0.0);
+    let own = (s.total_seconds - s.test_seconds - s.transform_seconds).max(0.0);
     let done = if outcome.interrupted { "interrupted" } else { "done" };
+    let transforms = if s.transform_seconds > 0.0 { format!(", {:.1} s in transformation commands", s.transform_seconds) } else { String::new() };
     eprintln!(
-        "lopper: {done} in {:.1} s ({:.1} s in tests, {own:.2} s in lopper = {:.1}%)",
+        "lopper: {done} in {:.1} s ({:.1} s in tests{transforms}, {own:.2} s in lopper = {:.1}%)",
         s.total_seconds,
         s.test_seconds,
         100.0 * own / s.total_seconds.max(1e-9)

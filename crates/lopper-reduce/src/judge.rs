@@ -46,6 +46,9 @@ pub struct Stats {
     pub opaque_nodes: usize,
     /// Seconds spent waiting for tests.
     pub test_seconds: f64,
+    /// Seconds spent running external transformation commands (clang_delta, `--transform`):
+    /// part of `total_seconds`, neither tests nor lopper's own work.
+    pub transform_seconds: f64,
     /// Seconds of the whole reduction.
     pub total_seconds: f64,
     /// Seconds of the first test of the original.

@@ -8,6 +8,7 @@ use super::{Context, Instance, Pass};
 use crate::oracle::{OracleError, TransformOutcome, TransformRunner};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// The pass; see the module docs.
 pub struct External {
@@ -19,13 +20,15 @@ pub struct External {
     instances: Option<Result<usize, String>>,
     /// An interrupt met while running the command, handed to the reducer.
     interrupted: Cell<bool>,
+    /// Seconds spent running the command and its count.
+    spent: Cell<f64>,
 }
 
 impl External {
     /// A pass named `name` that runs `runner`'s command with `{n}` = 1, 2, … until there is
     /// no instance.
     pub fn new(name: impl Into<String>, runner: TransformRunner) -> External {
-        External { name: name.into(), runner, count: None, instances: None, interrupted: Cell::new(false) }
+        External { name: name.into(), runner, count: None, instances: None, interrupted: Cell::new(false), spent: Cell::new(0.0) }
     }
 
     /// With a count command (`{file}`; it prints the number of instances `c` of the current
@@ -45,6 +48,7 @@ impl Pass for External {
     }
 
     fn prepare(&mut self, cx: Context<'_>) {
+        let started = Instant::now();
         self.instances = self.count.as_ref().map(|c| match self.runner.count(c, cx.best) {
             Ok(answer) => answer,
             Err(OracleError::Interrupted) => {
@@ -53,6 +57,7 @@ impl Pass for External {
             }
             Err(e) => Err(e.to_string()),
         });
+        self.spent.set(self.spent.get() + started.elapsed().as_secs_f64());
     }
 
     fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
@@ -62,7 +67,10 @@ impl Pass for External {
             Some(Ok(_)) => return Instance::Exhausted,
             Some(Err(why)) => return Instance::Error(why.clone()),
         };
-        match self.runner.run(cx.best, n) {
+        let started = Instant::now();
+        let outcome = self.runner.run(cx.best, n);
+        self.spent.set(self.spent.get() + started.elapsed().as_secs_f64());
+        match outcome {
             Ok(TransformOutcome::Variant(text)) => Instance::Text(text),
             Ok(TransformOutcome::Unchanged) => Instance::Skip,
             Ok(TransformOutcome::NoInstance) => Instance::Exhausted,
@@ -77,6 +85,10 @@ impl Pass for External {
 
     fn interrupted(&self) -> bool {
         self.interrupted.get()
+    }
+
+    fn process_seconds(&self) -> f64 {
+        self.spent.get()
     }
 }
 

@@ -74,6 +74,12 @@ pub trait Pass {
     fn interrupted(&self) -> bool {
         false
     }
+
+    /// Seconds this pass has spent so far waiting for processes it ran (an external
+    /// command), which the reducer counts apart from tests and from its own work.
+    fn process_seconds(&self) -> f64 {
+        0.0
+    }
 }
 
 /// The size order under which every accepted variant is smaller: token count, then bytes,

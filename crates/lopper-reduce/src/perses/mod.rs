@@ -206,7 +206,7 @@ impl Round {
 }
 
 impl Reducer<'_> {
-    fn run(&mut self, mut tree: Tree, mut after: Vec<Box<dyn passes::Pass>>) -> Result<(), OracleError> {
+    fn run(&mut self, tree: Tree, mut after: Vec<Box<dyn passes::Pass>>) -> Result<(), OracleError> {
         // Comments are trivia: drop them all at once if the test allows.
         let plain = tree.render(&EditSet::default(), self.render);
         let tokens = tree.token_count();
@@ -225,30 +225,37 @@ impl Reducer<'_> {
             }
             Algorithm::Hdd | Algorithm::HddFixpoint => return self.hdd(),
         }
-        let perses = self.opts.passes.iter().any(|p| p == passes::PERSES);
-        // The global fixpoint: Perses to its own fixpoint, then every other pass; again
-        // while the other passes change the best. Perses runs again only after a round of
-        // passes that removed tokens: renaming and literal rewrites keep every token and
-        // the tree's shape, and the deletions and replacements Perses already tried fail on
-        // the renamed program as a rule, so re-trying them would cost tests for nothing.
-        let mut perses_due = perses;
-        loop {
-            if perses_due {
-                let Some(t) = self.perses_rounds(tree)? else { return Ok(()) };
-                tree = t;
-            }
-            let tokens = self.j.stats.tokens_after;
-            if after.is_empty() || !self.run_passes(&mut after, tree)? || !self.opts.fixpoint {
-                break;
-            }
-            perses_due = perses && self.j.stats.tokens_after < tokens;
-            let Some(t) = self.parse_best() else { return Ok(()) };
-            tree = t;
-        }
-        if self.opts.passes.iter().any(|p| p == passes::layout::LAYOUT.0) {
+        let fixpoint = self.global_fixpoint(tree, &mut after);
+        // External commands' run time is neither tests nor lopper's own work.
+        self.j.stats.transform_seconds = after.iter().map(|p| p.process_seconds()).sum();
+        if fixpoint? && self.opts.passes.iter().any(|p| p == passes::layout::LAYOUT.0) {
             self.layout()?;
         }
         Ok(())
+    }
+
+    /// The global fixpoint: Perses to its own fixpoint, then every other pass; again while
+    /// the other passes change the best. Perses runs again only after a round of passes that
+    /// removed tokens: renaming and literal rewrites keep every token and the tree's shape,
+    /// and the deletions and replacements Perses already tried fail on the renamed program as
+    /// a rule, so re-trying them would cost tests for nothing. `false` when the best no
+    /// longer parses (nothing more can run on it).
+    fn global_fixpoint(&mut self, mut tree: Tree, after: &mut [Box<dyn passes::Pass>]) -> Result<bool, OracleError> {
+        let perses = self.opts.passes.iter().any(|p| p == passes::PERSES);
+        let mut perses_due = perses;
+        loop {
+            if perses_due {
+                let Some(t) = self.perses_rounds(tree)? else { return Ok(false) };
+                tree = t;
+            }
+            let tokens = self.j.stats.tokens_after;
+            if after.is_empty() || !self.run_passes(after, tree)? || !self.opts.fixpoint {
+                return Ok(true);
+            }
+            perses_due = perses && self.j.stats.tokens_after < tokens;
+            let Some(t) = self.parse_best() else { return Ok(false) };
+            tree = t;
+        }
     }
 
     /// The layout step (`passes::layout`): the best laid out readably, tested once; kept if
