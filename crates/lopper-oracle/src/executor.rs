@@ -95,7 +95,7 @@ impl LocalExecutor {
     /// # Errors
     /// [`OracleError::Io`] creating the root.
     pub fn new(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>, parent: &Path) -> Result<LocalExecutor, OracleError> {
-        let root = tempfile::Builder::new().prefix("lopper-").tempdir_in(parent).map_err(io_at(parent))?;
+        let root = new_root(parent)?;
         Ok(LocalExecutor {
             test,
             file_name,
@@ -109,6 +109,17 @@ impl LocalExecutor {
             runs: 0,
             running: Vec::new(),
         })
+    }
+
+    /// Moves the (still empty) temporary root into `parent`: run directories go there
+    /// from now on.
+    ///
+    /// # Errors
+    /// [`OracleError::Io`] creating the new root.
+    pub fn move_root(&mut self, parent: &Path) -> Result<(), OracleError> {
+        self.root = new_root(parent)?;
+        self.root.disable_cleanup(self.keep_temps);
+        Ok(())
     }
 
     /// Kills `r`'s process group, reads what it captured, and removes its directory unless
@@ -126,6 +137,11 @@ impl LocalExecutor {
         tracing::debug!(dir = %r.dir.display(), ?ending, seconds = elapsed.as_secs_f64(), "test run");
         Finished { ending, elapsed, stdout, stderr }
     }
+}
+
+/// A temporary root for run directories in `parent`, removed when dropped.
+fn new_root(parent: &Path) -> Result<tempfile::TempDir, OracleError> {
+    tempfile::Builder::new().prefix("lopper-").tempdir_in(parent).map_err(io_at(parent))
 }
 
 impl Executor for LocalExecutor {

@@ -3,7 +3,7 @@
 //! own directory under one temporary root, a private `TMPDIR`, a time limit and its own
 //! process group, killed whole afterwards.
 
-use super::{io_at, kill_group, poll_child, private_tmp, Ending, OracleError};
+use super::{failure_message, io_at, kill_group, poll_child, private_tmp, Ending, OracleError};
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::process::CommandExt;
@@ -189,16 +189,7 @@ impl GeneratorRunner {
                 Ok(String::from_utf8_lossy(&bytes).into_owned())
             }
             Ending::Exited(s) if s.code() == Some(HALT_STATUS) && replay.is_some() => Err(RunFailure::Halted(misaligned.last().copied().unwrap_or(0))),
-            other => {
-                let err = fs::read_to_string(&stderr_path).unwrap_or_default();
-                let how = match other {
-                    Ending::TimedOut => format!("did not finish within {} s", self.timeout.as_secs_f64()),
-                    Ending::Exited(s) => s.code().map_or("was killed by a signal".to_string(), |c| format!("exited with status {c}")),
-                };
-                let last: Vec<&str> = err.trim().lines().rev().take(5).collect();
-                let last: Vec<&str> = last.into_iter().rev().collect();
-                Err(RunFailure::Failed(format!("the generator {how}{}", if last.is_empty() { String::new() } else { format!(": {}", last.join(" | ")) })))
-            }
+            other => Err(RunFailure::Failed(failure_message("the generator", other, self.timeout, &stderr_path))),
         };
         Ok(GeneratorRun { output, trace, misaligned, elapsed: started.elapsed() })
     }

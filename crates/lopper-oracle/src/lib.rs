@@ -295,6 +295,20 @@ fn group_alive(group: Pid) -> bool {
     })
 }
 
+/// What went wrong with a command that did not succeed, for the user: `who` and how it
+/// ended (time limit, exit status, signal), then the last lines of its standard error (in
+/// the file `stderr`), joined by ` | `.
+fn failure_message(who: &str, ending: Ending, timeout: Duration, stderr: &Path) -> String {
+    let how = match ending {
+        Ending::TimedOut => format!("did not finish within {} s", timeout.as_secs_f64()),
+        Ending::Exited(s) => s.code().map_or("was killed by a signal".to_string(), |c| format!("exited with status {c}")),
+    };
+    let err = fs::read_to_string(stderr).unwrap_or_default();
+    let last: Vec<&str> = err.trim().lines().rev().take(5).collect();
+    let last: Vec<&str> = last.into_iter().rev().collect();
+    format!("{who} {how}{}", if last.is_empty() { String::new() } else { format!(": {}", last.join(" | ")) })
+}
+
 /// Points the command's `TMPDIR` (and `TMP`, `TEMP`) into `run_dir/tmp`, so that what it
 /// makes there (`mktemp -d`) goes with the run directory even when it is killed before its
 /// own cleanup can run.
@@ -391,8 +405,7 @@ impl ScriptOracle {
     /// # Errors
     /// [`OracleError::Io`] creating the temporary root in `dir`.
     pub fn with_work_dir(mut self, dir: &Path) -> Result<Self, OracleError> {
-        self.exec.root = tempfile::Builder::new().prefix("lopper-").tempdir_in(dir).map_err(io_at(dir))?;
-        self.exec.root.disable_cleanup(self.exec.keep_temps);
+        self.exec.move_root(dir)?;
         Ok(self)
     }
 
@@ -653,15 +666,8 @@ struct TransformRun {
 impl TransformRun {
     /// Why the run counts as failed: how it ended, with the last lines of its stderr.
     fn failure(&self) -> String {
-        let err = fs::read_to_string(self.dir.join(".lopper-stderr")).unwrap_or_default();
-        let how = match self.status.map(|s| s.code()) {
-            None => format!("did not finish within {} s", self.timeout.as_secs_f64()),
-            Some(Some(c)) => format!("exited with status {c}"),
-            Some(None) => "was killed by a signal".to_string(),
-        };
-        let last: Vec<&str> = err.trim().lines().rev().take(5).collect();
-        let last: Vec<&str> = last.into_iter().rev().collect();
-        format!("`{}` {how}{}", self.line, if last.is_empty() { String::new() } else { format!(": {}", last.join(" | ")) })
+        let ending = self.status.map_or(Ending::TimedOut, Ending::Exited);
+        failure_message(&format!("`{}`", self.line), ending, self.timeout, &self.dir.join(".lopper-stderr"))
     }
 }
 

@@ -42,14 +42,23 @@ impl External {
     }
 }
 
+impl External {
+    /// Runs `f` (a run of the command), adding its wall time to `spent`.
+    fn timed<T>(&self, f: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let out = f();
+        self.spent.set(self.spent.get() + started.elapsed().as_secs_f64());
+        out
+    }
+}
+
 impl Pass for External {
     fn name(&self) -> &str {
         &self.name
     }
 
     fn prepare(&mut self, cx: Context<'_>) {
-        let started = Instant::now();
-        self.instances = self.count.as_ref().map(|c| match self.runner.count(c, cx.best) {
+        let instances = self.count.as_ref().map(|c| match self.timed(|| self.runner.count(c, cx.best)) {
             Ok(answer) => answer,
             Err(OracleError::Interrupted) => {
                 self.interrupted.set(true);
@@ -57,7 +66,7 @@ impl Pass for External {
             }
             Err(e) => Err(e.to_string()),
         });
-        self.spent.set(self.spent.get() + started.elapsed().as_secs_f64());
+        self.instances = instances;
     }
 
     fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
@@ -67,10 +76,7 @@ impl Pass for External {
             Some(Ok(_)) => return Instance::Exhausted,
             Some(Err(why)) => return Instance::Error(why.clone()),
         };
-        let started = Instant::now();
-        let outcome = self.runner.run(cx.best, n);
-        self.spent.set(self.spent.get() + started.elapsed().as_secs_f64());
-        match outcome {
+        match self.timed(|| self.runner.run(cx.best, n)) {
             Ok(TransformOutcome::Variant(text)) => Instance::Text(text),
             Ok(TransformOutcome::Unchanged) => Instance::Skip,
             Ok(TransformOutcome::NoInstance) => Instance::Exhausted,

@@ -49,7 +49,8 @@ pub fn layout(tree: &Tree) -> String {
     let mut prev_text = "";
     for (i, &id) in tokens.iter().enumerate() {
         let text = tree.token_text(id);
-        let start = span(tree, id).start;
+        let here = span(tree, id);
+        let start = here.start;
         let gap = &src[prev_end..start];
         gaps.push(if i == 0 {
             Gap::Empty
@@ -83,7 +84,7 @@ pub fn layout(tree: &Tree) -> String {
         } else if is_closer(text) {
             open.pop();
         }
-        prev_end = span(tree, id).end;
+        prev_end = here.end;
         prev_text = text;
     }
     let unit = indent_unit(&lines);
