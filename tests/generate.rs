@@ -226,6 +226,54 @@ fn a_third_party_generator_runs_unchanged_networkx_gnm() {
     assert_eq!(String::from_utf8(replay.stdout).unwrap(), result);
 }
 
+/// A Python with networkx 2.8.8, whose eulerize() has a known bug (networkx issue #5952):
+/// `NX_OLD_PYTHON`, else the virtual environment `tools/test` makes in `target/`.
+fn networkx_2_8_8() -> std::path::PathBuf {
+    let python =
+        std::env::var_os("NX_OLD_PYTHON").map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/py-networkx-2.8.8/bin/python"), Into::into);
+    let ok = Command::new(&python).args(["-c", "import networkx; assert networkx.__version__ == '2.8.8'"]).status().is_ok_and(|s| s.success());
+    assert!(ok, "{} is not a Python with networkx 2.8.8, the consumer this test runs: run `tools/test`, or set NX_OLD_PYTHON", python.display());
+    python
+}
+
+/// (nodes, edges) of a graph as examples/generators/graphs/graph.py writes it.
+fn graph_size(json: &str) -> (usize, usize) {
+    let g: serde_json::Value = serde_json::from_str(json).unwrap();
+    (g["nodes"].as_array().unwrap().len(), g["edges"].as_array().unwrap().len())
+}
+
+#[test]
+fn a_third_party_generator_and_a_consumer_with_a_known_bug_networkx_eulerize() {
+    require_tool("python3");
+    let old = networkx_2_8_8();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("graph.py"), include_str!("../examples/generators/graphs/graph.py")).unwrap();
+    fs::write(d.join("eulerize.py"), include_str!("../examples/generators/graphs/eulerize.py")).unwrap();
+    // The consumer, as examples/generators/graphs/test.sh runs it, logging each verdict
+    // (2 = the input is not a valid graph for eulerize).
+    let test =
+        format!("\"{}\" \"$(dirname \"$0\")/eulerize.py\" \"$1\" >/dev/null 2>&1\nr=$?\necho $r >> \"$(dirname \"$0\")/verdicts\"\nexit $r", old.display());
+    write_script(&d.join("test.sh"), &test);
+    let original = String::from_utf8(Command::new("python3").current_dir(d).args(["graph.py", "21"]).output().unwrap().stdout).unwrap();
+    let out = lopper_in(d, &["generate", "-q", "--no-then-perses", "-o", "graph.json", "--stats", "s.json", "./test.sh", "--", "python3", "graph.py", "21"]);
+    assert_exit(&out, 0);
+    let result = fs::read_to_string(d.join("graph.json")).unwrap();
+    // Still the bug, and valid: networkx 2.8.8 doubles more edges than needed on it.
+    let again = Command::new(&old).arg(d.join("eulerize.py")).arg(d.join("graph.json")).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{result}\n{}", String::from_utf8_lossy(&again.stdout));
+    let (before, after) = (graph_size(&original), graph_size(&result));
+    assert!(after.0 + after.1 < before.0 + before.1, "{original} -> {result}");
+    // Every output the consumer saw was a graph it accepts: the generator made them all.
+    let verdicts = fs::read_to_string(d.join("verdicts")).unwrap();
+    assert!(verdicts.lines().count() >= 3, "{verdicts}");
+    assert!(verdicts.lines().all(|v| v == "0" || v == "1"), "{verdicts}");
+    let s = stats(d, "s.json");
+    assert!(s["generator"]["accepted"].as_u64().unwrap() >= 1, "{s}");
+    let replay = lopper_in(d, &["generate", "--replay", "graph.json.trace", "--", "python3", "graph.py", "21"]);
+    assert_eq!(String::from_utf8(replay.stdout).unwrap(), result);
+}
+
 #[test]
 fn the_result_and_counts_are_the_same_for_every_jobs() {
     let dir = password_case();

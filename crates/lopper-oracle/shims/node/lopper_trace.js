@@ -43,6 +43,17 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
   process.on('exit', flush);
 
   const fits = (v) => typeof v === 'number' && v >= 0 && v < 1;
+  // re-align's later fallbacks at the same call sites draw from a fixed-seed generator
+  // (mulberry32), so a rejection loop fed 0 every time still ends; the first gets 0.
+  const fallbacks = new Map();
+  let seed = 0;
+  const draw = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   const replayed = (st) => {
     const k = key(st);
     if (out.length > 4 * traceIn.length + 1000) {
@@ -64,7 +75,11 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
     } else {
       misaligned.push(pos);
       q = traceIn.findIndex((e, j) => j > pos && matches(e));
-      if (q < 0) return 0;
+      if (q < 0) {
+        const n = fallbacks.get(k) || 0;
+        fallbacks.set(k, n + 1);
+        return n === 0 ? 0 : draw();
+      }
     }
     pos = q + 1;
     let v = traceIn[q].value;

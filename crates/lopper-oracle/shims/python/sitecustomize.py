@@ -32,19 +32,29 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     _skip = {os.path.abspath(_random.__file__), os.path.abspath(__file__)}
     _halt_code = 86
 
+    _names = {}  # co_filename -> its base name, or None for random.py and this file
+
+    def _file_name(filename):
+        n = _names.get(filename, False)
+        if n is False:
+            n = None if os.path.abspath(filename) in _skip else os.path.basename(filename)
+            _names[filename] = n
+        return n
+
     def _stack():
         """The call stack outside random.py and this file, outermost first: [[invocation, "file:line"], ...]."""
         global _live
         frames = []
         f = sys._getframe(2)
         while f is not None:
-            if os.path.abspath(f.f_code.co_filename) not in _skip:
-                frames.append(f)
+            n = _file_name(f.f_code.co_filename)
+            if n is not None:
+                frames.append((f, n))
             f = f.f_back
         frames.reverse()
         live = {}
         out = []
-        for f in frames:
+        for f, n in frames:
             known = _live.get(id(f))
             if known is not None and known[0] is f:
                 inv = known[1]
@@ -52,7 +62,7 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
                 _next_inv[0] += 1
                 inv = _next_inv[0]
             live[id(f)] = (f, inv)
-            out.append([inv, "%s:%d" % (os.path.basename(f.f_code.co_filename), f.f_lineno)])
+            out.append([inv, "%s:%d" % (n, f.f_lineno)])
         _live = live
         return out
 
@@ -99,6 +109,14 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         def result(self, v, me, a, k):
             return v
 
+        def fit(self, v, s):
+            """An in-range value near v, for a trace value that no longer fits the call."""
+            return self.low(s)
+
+        def draw(self, rng, s):
+            """A value as the original would draw it, from rng."""
+            return rng.random()
+
     @_api("uniform")
     class _Uniform(_Random):
         def shape(self, a, k):
@@ -113,6 +131,12 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         def high(self, s):
             return s[1]
 
+        def fit(self, v, s):
+            return min(max(v, min(s)), max(s)) if _num(v) else self.low(s)
+
+        def draw(self, rng, s):
+            return rng.uniform(*s)
+
     @_api("gauss")
     class _Gauss(_Random):
         def shape(self, a, k):
@@ -126,6 +150,9 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
 
         def high(self, s):
             return s[0]
+
+        def draw(self, rng, s):
+            return rng.gauss(*s)
 
     _APIS["normalvariate"] = _Gauss
 
@@ -143,6 +170,16 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
 
         def high(self, s):
             return range(*s)[-1]
+
+        def fit(self, v, s):
+            if not _int(v):
+                return self.low(s)
+            r = range(*s)
+            i = min(max((v - r.start) // r.step, 0), len(r) - 1)
+            return r[i]
+
+        def draw(self, rng, s):
+            return rng.randrange(*s)
 
     @_api("randint")
     class _Randint(_Randrange):
@@ -162,6 +199,12 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
 
         def high(self, s):
             return (1 << s[0]) - 1
+
+        def fit(self, v, s):
+            return v & self.high(s) if _int(v) and v >= 0 else 0
+
+        def draw(self, rng, s):
+            return rng.getrandbits(s[0])
 
     @_api("choice")
     class _Choice(_Random):
@@ -184,6 +227,14 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
 
         def high(self, s):
             return s[0] - 1
+
+        def fit(self, v, s):
+            # An index past a shortened sequence wraps round (not all to index 0, which would
+            # make every out-of-range choice the same one).
+            return v % s[0] if _int(v) and v >= 0 else self.low(s)
+
+        def draw(self, rng, s):
+            return rng.randrange(s[0])
 
         def result(self, v, me, a, k):
             return a[0][v]
@@ -208,6 +259,14 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         def high(self, s):
             return [s[0] - 1] * s[1]
 
+        def fit(self, v, s):
+            if isinstance(v, list) and len(v) == s[1] and all(_int(i) and i >= 0 for i in v):
+                return [i % s[0] for i in v]
+            return self.low(s)
+
+        def draw(self, rng, s):
+            return [rng.randrange(s[0]) for _ in range(s[1])]
+
         def result(self, v, me, a, k):
             return [a[0][i] for i in v]
 
@@ -231,6 +290,12 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         def high(self, s):
             return list(range(s[0] - s[1], s[0]))
 
+        def fit(self, v, s):
+            return self.low(s)
+
+        def draw(self, rng, s):
+            return rng.sample(range(s[0]), s[1])
+
     @_api("shuffle")
     class _Shuffle(_Random):
         def shape(self, a, k):
@@ -250,6 +315,11 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
 
         def high(self, s):
             return list(range(s[0]))
+
+        def draw(self, rng, s):
+            perm = list(range(s[0]))
+            rng.shuffle(perm)
+            return perm
 
         def result(self, v, me, a, k):
             old = list(a[0])
@@ -287,6 +357,8 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         sys.stderr.flush()
         os._exit(_halt_code)
 
+    _fallbacks = {}  # call sites -> how many calls there got no trace entry
+    _fallback_rng = _R(0)  # for the values of re-align's later fallbacks: deterministic
     _fwd = {}  # this run's invocation -> the trace's, for the entries consumed so far
     _back = {}  # the trace's invocation -> this run's
 
@@ -315,11 +387,16 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
             expected = _trace_in[p]["api"] if p < len(_trace_in) else "the end of the trace"
             _halt(p, "expected %s, the generator called %s at %s" % (expected, name, key))
         else:
-            # re-align: resume at the next entry for this call, or answer the smallest value.
+            # re-align: resume at the next entry for this call; with none left, answer the
+            # smallest value the first time these call sites get none, and after that a value
+            # drawn as the generator would draw it (from a fixed seed), so that a rejection
+            # loop (`while u == v: ...`) fed the smallest value every time still ends.
             q = next((j for j in range(p + 1, len(_trace_in)) if _matches(_trace_in[j], name, key, stack)), None)
             _misaligned.append(p)
             if q is None:
-                return api.low(shape)
+                n = _fallbacks.get(key, 0)
+                _fallbacks[key] = n + 1
+                return api.low(shape) if n == 0 else api.draw(_fallback_rng, shape)
         for (mine, _), (theirs, _) in zip(stack, _trace_in[q]["stack"]):
             _fwd[mine] = theirs
             _back[theirs] = mine
@@ -327,7 +404,7 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         v = _trace_in[q].get("value")
         if isinstance(v, dict) and "lopper" in v:
             v = api.high(shape) if v["lopper"] == "high" else api.low(shape)
-        return v if api.fits(v, shape) else api.low(shape)
+        return v if api.fits(v, shape) else api.fit(v, shape)
 
     def _wrap(name, api):
         orig = getattr(_R, name)

@@ -7,11 +7,13 @@
 //! - [`patterns`]: the reducible loop and selection patterns, from call stacks;
 //! - this module: the search. The *tree* strategy (GReduce's best) deletes loop iterations
 //!   largest loop first with the list minimizer, flips selections, then lowers the other
-//!   choices (all, then ddmin, then bisection of those that must stay above their lowest); the *sequence* strategy runs ddmin over the flat list of choices. Both repeat
-//!   to a fixpoint. A candidate is accepted when its output is interesting and smaller
-//!   (bytes, then the number of choices, then choices not at their smallest value, so
-//!   that canonical values win at equal size); the new best trace is the one the re-execution
-//!   recorded, so misalignments never accumulate.
+//!   choices (all; then ddmin over call sites, then over the choices of each site that made
+//!   few; then bisection of those that must stay above their lowest); the *sequence*
+//!   strategy runs ddmin over the flat list of choices. Both repeat to a fixpoint. A
+//!   candidate is accepted when its output is interesting and smaller (bytes, then the
+//!   number of choices, then choices not at their smallest value, so that canonical values
+//!   win at equal size); the new best trace is the one the re-execution recorded, so
+//!   misalignments never accumulate.
 //!
 //! Generator runs go through [`crate::oracle::generator::GeneratorRunner`], tests through the
 //! [`Oracle`]; this module spawns nothing itself.
@@ -333,37 +335,50 @@ impl Search<'_> {
         }
     }
 
-    /// Lowers choices to the smallest value their call allows: all at once first, then ddmin
-    /// over the choices left as they are.
+    /// Lowers choices to the smallest value their call allows: all at once first, then, as
+    /// HDD does level by level, ddmin over the call sites (every choice a call site made
+    /// lowered together), then ddmin over the choices of each call site that made at most
+    /// [`VALUE_GROUP_LIMIT`] (a site that made hundreds, a coin per pair of nodes, is left
+    /// to the selections pass: ddmin over hundreds of choices that nearly all must stay
+    /// costs a generator run per choice many times over), then bisection.
     fn values(&mut self) -> Result<(), OracleError> {
         let base = self.best.clone();
         let movable: Vec<usize> = (0..base.len()).filter(|&j| !base.choices[j].is_low()).collect();
         if movable.is_empty() {
             return Ok(());
         }
-        let lowered = |kept: &[usize]| {
-            let mut t = base.clone();
-            for j in &movable {
-                if !kept.contains(j) {
-                    t.choices[*j] = t.choices[*j].with_value(LOW);
-                }
-            }
-            Candidate { trace: t, origin: (0..base.len()).collect(), skip: false }
-        };
-        if self.first(vec![lowered(&[])], &[])?.is_some() {
+        if self.first(vec![lowered(&base, &movable, &[])], &[])?.is_some() {
             return Ok(());
         }
         let jobs = self.opts.jobs;
-        ddmin(movable.clone(), jobs, &mut |cands: &[Vec<usize>]| {
-            let built = cands.iter().map(|k| lowered(k)).collect();
-            self.first(built, &[])
-        })?;
+        let sites = call_sites(&base, &movable);
+        if sites.len() > 1 {
+            let all: Vec<usize> = (0..sites.len()).collect();
+            ddmin(all, jobs, &mut |cands: &[Vec<usize>]| {
+                let built = cands.iter().map(|k| lowered(&base, &movable, &k.iter().flat_map(|&g| sites[g].1.iter().copied()).collect::<Vec<_>>())).collect();
+                self.first(built, &[])
+            })?;
+        }
+        let keys: Vec<String> = sites.into_iter().map(|(k, _)| k).collect();
+        for key in keys {
+            let base = self.best.clone();
+            let members: Vec<usize> = (0..base.len()).filter(|&j| !base.choices[j].is_low() && base.choices[j].key() == key).collect();
+            if members.len() < 2 || members.len() > VALUE_GROUP_LIMIT {
+                continue;
+            }
+            ddmin(members.clone(), jobs, &mut |cands: &[Vec<usize>]| {
+                let built = cands.iter().map(|k| lowered(&base, &members, k)).collect();
+                self.first(built, &[])
+            })?;
+        }
         self.bisect()
     }
 
     /// Bisects each scalar choice still above its smallest value toward it (at most 8 steps
     /// each): a count drawn as `Math.random() * n` or a `randint` length that must stay
-    /// above some value gets the smallest one that keeps the output interesting.
+    /// above some value gets the smallest one that keeps the output interesting. Only the
+    /// choices of call sites that made at most [`BISECT_GROUP_LIMIT`]: counts and lengths
+    /// are drawn a few times, coins many.
     fn bisect(&mut self) -> Result<(), OracleError> {
         let mut j = 0;
         while j < self.best.len() {
@@ -371,6 +386,11 @@ impl Search<'_> {
                 j += 1;
                 continue;
             };
+            let key = self.best.choices[j].key();
+            if self.best.choices.iter().filter(|c| c.key() == key).count() > BISECT_GROUP_LIMIT {
+                j += 1;
+                continue;
+            }
             for _ in 0..8 {
                 let mid = if int { ((lo + hi) / 2.0).floor() } else { (lo + hi) / 2.0 };
                 if mid <= lo || mid >= hi || j >= self.best.len() {
@@ -504,6 +524,41 @@ impl Search<'_> {
         tracing::debug!(bytes = self.best_output.len(), choices = self.best.len(), "new best generator output");
         Ok(Some(w))
     }
+}
+
+/// Call sites that made more choices than this are not searched choice by choice when
+/// lowering values (see `Search::values`).
+pub const VALUE_GROUP_LIMIT: usize = 32;
+
+/// Call sites that made more choices than this are not bisected (see `Search::bisect`).
+pub const BISECT_GROUP_LIMIT: usize = 16;
+
+/// `base` with every choice of `movable` not in `kept` lowered to its smallest value.
+fn lowered(base: &Trace, movable: &[usize], kept: &[usize]) -> Candidate {
+    let mut t = base.clone();
+    for j in movable {
+        if !kept.contains(j) {
+            t.choices[*j] = t.choices[*j].with_value(LOW);
+        }
+    }
+    Candidate { trace: t, origin: (0..base.len()).collect(), skip: false }
+}
+
+/// The choices `of` grouped by call sites (their stacks' sites), in order of first occurrence.
+fn call_sites(t: &Trace, of: &[usize]) -> Vec<(String, Vec<usize>)> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for &j in of {
+        let key = t.choices[j].key();
+        match index.get(&key) {
+            Some(&g) => groups[g].1.push(j),
+            None => {
+                index.insert(key.clone(), groups.len());
+                groups.push((key, vec![j]));
+            }
+        }
+    }
+    groups
 }
 
 /// The progress measure: output bytes, then choices, then choices not at their smallest

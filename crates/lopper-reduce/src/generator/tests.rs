@@ -132,15 +132,45 @@ fn node_math_random_is_recorded_and_replayed() {
 }
 
 #[test]
-fn a_rejection_loop_fed_low_values_is_halted_not_run_forever() {
+fn a_rejection_loop_fed_low_values_ends_by_realigns_later_draws() {
     let dir = tempfile::tempdir().unwrap();
-    // Draws until it gets a number above one half: with every value at its lowest it never would.
-    let src = "import random\nwhile random.random() < 0.5:\n    pass\nprint('done')\n";
+    // Draws until it gets a number above one half: with every value at its lowest it never
+    // would; past the trace, re-align answers the lowest once, then draws (from a fixed seed).
+    let src = "import random\nn = 0\nwhile random.random() < 0.5:\n    n += 1\nprint('done', n)\n";
     let r = runner(&dir, "gen.py", src, &["python3"]);
     let mut trace = Trace::parse(&r.run(None, Align::Realign).unwrap().trace).unwrap();
     for c in trace.choices.iter_mut() {
         *c = c.with_value(LOW);
     }
-    let run = r.run(Some(&trace.to_jsonl()), Align::Realign).unwrap();
+    let first = r.run(Some(&trace.to_jsonl()), Align::Realign).unwrap();
+    let out = first.output.unwrap();
+    assert!(out.starts_with("done "), "{out}");
+    let draws: usize = out.trim()["done ".len()..].parse().unwrap();
+    assert!(draws > trace.len(), "the lowest answers run past the trace before a draw ends the loop: {out}");
+    assert!(!first.misaligned.is_empty());
+    // Deterministic: the same trace gives the same output.
+    assert_eq!(r.run(Some(&trace.to_jsonl()), Align::Realign).unwrap().output.unwrap(), out);
+}
+
+#[test]
+fn a_generator_that_never_stops_asking_is_halted_as_runaway() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "import random\nwhile True:\n    random.random()\n";
+    let r = runner(&dir, "gen.py", src, &["python3"]);
+    let trace = "{\"api\":\"random\",\"args\":[],\"value\":0.5,\"stack\":[[1,\"gen.py:3\"]]}\n";
+    let run = r.run(Some(trace), Align::Realign).unwrap();
     assert!(matches!(run.output, Err(RunFailure::Halted(_))), "{:?}", run.output);
+}
+
+#[test]
+fn a_value_that_no_longer_fits_wraps_an_index_and_clamps_a_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "import random\nn = random.randint(1, 10)\nprint(n, random.choice(list(range(n))), random.randint(0, n))\n";
+    let r = runner(&dir, "gen.py", src, &["python3"]);
+    let trace = Trace::parse(&r.run(None, Align::Realign).unwrap().trace).unwrap();
+    assert_eq!(trace.len(), 3);
+    // n = 10, the last index, the top of the range; then n lowered to 4.
+    let edited = Trace { choices: vec![trace.choices[0].with_value("4"), trace.choices[1].with_value("9"), trace.choices[2].with_value("10")] };
+    let run = r.run(Some(&edited.to_jsonl()), Align::Realign).unwrap();
+    assert_eq!(run.output.unwrap(), "4 1 4\n");
 }

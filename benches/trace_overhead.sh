@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The trace shims' cost (issue 10: under 20% of the generator's own run time): each
+# generator run plainly, recording its trace, and replaying that trace, timed by hyperfine
+# (Debian's `hyperfine`). Run from anywhere; needs python3 with networkx, and node.
+#
+#   benches/trace_overhead.sh [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+runs=${1:-20}
+shims=$root/crates/lopper-oracle/shims
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A generator heavy in choices: 79,800 coins of G(400, 0.01), written as an edge list.
+cat > "$work/big_graph.py" <<'PY'
+import random, sys
+import networkx as nx
+g = nx.gnp_random_graph(400, 0.01, seed=random.Random(int(sys.argv[1])))
+print(sorted(g.edges()))
+PY
+# A Node generator: a random arithmetic expression from Math.random.
+cat > "$work/expr.js" <<'JS'
+const pick = (n) => Math.floor(Math.random() * n);
+const expr = (d) => (d > 4 || pick(3) === 0) ? String(pick(100)) : `(${expr(d + 1)} ${'+-*'[pick(3)]} ${expr(d + 1)})`;
+for (let i = 0; i < 200; i++) console.log(`let x${i} = ${expr(0)};`);
+JS
+measure() { # NAME COMMAND...
+  local name=$1
+  shift
+  local record=(env PYTHONPATH="$shims/python" NODE_OPTIONS="--require $shims/node/lopper_trace.js" LOPPER_TRACE_MODE=record LOPPER_TRACE_OUT="$work/trace")
+  local replay=(env PYTHONPATH="$shims/python" NODE_OPTIONS="--require $shims/node/lopper_trace.js" LOPPER_TRACE_MODE=replay LOPPER_TRACE_IN="$work/trace.in" LOPPER_TRACE_OUT="$work/trace.out")
+  "${record[@]}" "$@" > /dev/null
+  cp "$work/trace" "$work/trace.in"
+  echo "## $name: $(wc -l < "$work/trace") choices"
+  hyperfine -N -w 2 -r "$runs" --export-markdown "$work/$name.md" \
+    -n plain "$(printf '%q ' "$@")" \
+    -n record "$(printf '%q ' "${record[@]}" "$@")" \
+    -n replay "$(printf '%q ' "${replay[@]}" "$@")" > /dev/null
+  cat "$work/$name.md"
+}
+measure "passwords.py 7" python3 "$root/examples/generators/passwords.py" 7
+measure "graphs/graph.py 10" python3 "$root/examples/generators/graphs/graph.py" 10
+measure "G(400, 0.01)" python3 "$work/big_graph.py" 1
+measure "expr.js" node "$work/expr.js"
