@@ -5,8 +5,11 @@
 #
 #   NX_OLD_PYTHON=/path/to/python-with-networkx-2.8.8 benches/generator_bench.sh OUTDIR [SEED...]
 #
-# For each seed: `lopper generate` with each strategy and alignment, then lopper's default
-# pipeline and ddmin over lines on the generator's output text. Prints one table row per
+# For each seed: `lopper generate` with each strategy and alignment (SETTINGS, default all:
+# tree:re-align tree:halt tree:bypass sequence:re-align, and tree:re-align:then-perses,
+# which lets the default pipeline finish the generator's result as `lopper generate` does by
+# default for a .json output), then lopper's default pipeline and ddmin over lines on the
+# generator's output text (BASELINES=0 skips those two). Prints one table row per
 # run (size = nodes + edges of the result, bytes, tests including the 2 sanity runs,
 # seconds, the share of tested inputs the consumer rejected as invalid) and keeps every
 # result, --stats file and verdict log under OUTDIR.
@@ -47,12 +50,15 @@ run() { # NAME SEED COMMAND...: runs COMMAND in OUTDIR/SEED/NAME with the verdic
 for seed in "${seeds[@]}"; do
   mkdir -p "$out/$seed"
   python3 "$ex/graph.py" "$seed" > "$out/$seed/input.json"
-  for setting in tree:re-align tree:halt tree:bypass sequence:re-align; do
-    algo=${setting%%:*} align=${setting#*:}
-    run "generate-$algo-$align" "$seed" "$lopper" generate --no-cache -q --no-then-perses \
+  for setting in ${SETTINGS:-tree:re-align tree:halt tree:bypass sequence:re-align tree:re-align:then-perses}; do
+    IFS=: read -r algo align then <<< "$setting"
+    flags=(--no-cache -q)
+    [ -n "$then" ] || flags+=(--no-then-perses)
+    run "generate-$algo-$align${then:+-$then}" "$seed" "$lopper" generate "${flags[@]}" \
       --algorithm "$algo" --align "$align" -o result.json --stats stats.json \
       "$out/test.sh" -- python3 "$ex/graph.py" "$seed"
   done
+  [ "${BASELINES:-1}" = 1 ] || continue
   run perses-pipeline "$seed" sh -c "cp ../input.json graph.json && '$lopper' --no-cache -q -o result.json --stats stats.json '$out/test.sh' graph.json"
   run ddmin-lines "$seed" sh -c "cp ../input.json graph.json && '$lopper' --no-cache -q --algorithm ddmin-lines -o result.json --stats stats.json '$out/test.sh' graph.json"
 done
@@ -67,10 +73,13 @@ print("| seed | reducer | size (nodes + edges) | bytes | tests | seconds | inval
 print("|---|---|---|---|---|---|---|")
 for seed in seeds:
     before = size(os.path.join(out, seed, "input.json"))
-    for name in ["generate-tree-re-align", "generate-tree-halt", "generate-tree-bypass", "generate-sequence-re-align", "perses-pipeline", "ddmin-lines"]:
+    for name in ["generate-tree-re-align", "generate-tree-halt", "generate-tree-bypass", "generate-sequence-re-align", "generate-tree-re-align-then-perses", "perses-pipeline", "ddmin-lines"]:
         d = os.path.join(out, seed, name)
+        if not os.path.exists(os.path.join(d, "stats.json")):
+            continue
         s = json.load(open(os.path.join(d, "stats.json")))
-        tests = s["generator"]["tests"] + s["sanity_runs"] if "generator" in s else s["tests"]
+        # Every test run, the 2 sanity runs included (with then-perses, its tests too).
+        tests = s["generator"]["tests"] + s["sanity_runs"] + s.get("then", {}).get("tests", 0) if "generator" in s else s["tests"]
         verdicts = [l.strip() for l in open(os.path.join(d, "verdicts"))] if os.path.exists(os.path.join(d, "verdicts")) else []
         invalid = sum(v == "2" for v in verdicts) / max(len(verdicts), 1)
         t0, t1 = map(float, open(os.path.join(d, "wall")).read().split())

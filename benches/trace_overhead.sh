@@ -32,11 +32,11 @@ measure() { # NAME COMMAND...
   "${record[@]}" "$@" > /dev/null
   cp "$work/trace" "$work/trace.in"
   echo "## $name: $(wc -l < "$work/trace") choices"
-  hyperfine -N -w 2 -r "$runs" --export-markdown "$work/$name.md" \
+  hyperfine -N -w 2 -r "$runs" --export-markdown "$work/table.md" \
     -n plain "$(printf '%q ' "$@")" \
     -n record "$(printf '%q ' "${record[@]}" "$@")" \
     -n replay "$(printf '%q ' "${replay[@]}" "$@")" > /dev/null
-  cat "$work/$name.md"
+  cat "$work/table.md"
 }
 measure "passwords.py 7" python3 "$root/examples/generators/passwords.py" 7
 measure "graphs/graph.py 10" python3 "$root/examples/generators/graphs/graph.py" 10

@@ -337,6 +337,10 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     def _key(stack):
         return " ".join(site for _, site in stack)
 
+    for _e in _trace_in:
+        # Each entry's call sites, once, not at every call that looks at it.
+        _e.setdefault("key", _key(_e["stack"]))
+
     def _flush():
         path = os.environ.get("LOPPER_TRACE_OUT")
         if path:
@@ -366,7 +370,7 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         """Whether trace entry e can answer this call: the same API and call sites, and no
         frame of it already tied to another invocation (so that an entry from the next loop
         iteration never answers a call in this one)."""
-        if e["api"] != name or (e.get("key") or _key(e["stack"])) != key:
+        if e["api"] != name or e["key"] != key:
             return False
         for (mine, _), (theirs, _) in zip(stack, e["stack"]):
             if _fwd.get(mine, theirs) != theirs or _back.get(theirs, mine) != mine:
