@@ -27,7 +27,6 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     _orig = {}
     _out = []  # recorded calls, as dicts
     _depth = [0]  # > 0 while inside a wrapped call: nested calls are the original's business
-    _live = {}  # id(frame) -> (frame, invocation number), for the frames of the last call's stack
     _next_inv = [0]
     _skip = {os.path.abspath(_random.__file__), os.path.abspath(__file__)}
     _halt_code = 86
@@ -41,30 +40,41 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
             _names[filename] = n
         return n
 
+    # The last call's stack, outermost first: [frame, [invocation, "file:line"]] per frame;
+    # and each of those frames' position in it, by id.
+    _last = []
+    _last_pos = {}
+
     def _stack():
-        """The call stack outside random.py and this file, outermost first: [[invocation, "file:line"], ...]."""
-        global _live
-        frames = []
+        """The call stack outside random.py and this file, outermost first: [[invocation, "file:line"], ...].
+
+        Walks only up to the innermost frame the last call's stack shares: a frame that has
+        not returned keeps its callers, and they are still at the same lines."""
+        global _last, _last_pos
+        inner = []
+        k = -1
         f = sys._getframe(2)
         while f is not None:
             n = _file_name(f.f_code.co_filename)
             if n is not None:
-                frames.append((f, n))
+                p = _last_pos.get(id(f))
+                if p is not None and _last[p][0] is f:
+                    k = p
+                    break
+                inner.append((f, n))
             f = f.f_back
-        frames.reverse()
-        live = {}
-        out = []
-        for f, n in frames:
-            known = _live.get(id(f))
-            if known is not None and known[0] is f:
-                inv = known[1]
-            else:
-                _next_inv[0] += 1
-                inv = _next_inv[0]
-            live[id(f)] = (f, inv)
-            out.append([inv, "%s:%d" % (n, f.f_lineno)])
-        _live = live
-        return out
+        for e in _last[k + 1:]:
+            del _last_pos[id(e[0])]
+        new = _last[:k] if k >= 0 else []
+        if k >= 0:
+            fr, (inv, _) = _last[k]
+            new.append((fr, [inv, "%s:%d" % (_file_name(fr.f_code.co_filename), fr.f_lineno)]))
+        for fr, n in reversed(inner):
+            _next_inv[0] += 1
+            _last_pos[id(fr)] = len(new)
+            new.append((fr, [_next_inv[0], "%s:%d" % (n, fr.f_lineno)]))
+        _last = new
+        return [e[1] for e in new]
 
     # Per API: (shape of the arguments, the original's answer as a JSON value, whether a value
     # fits this call, the smallest value, the largest value, the result for a value).
