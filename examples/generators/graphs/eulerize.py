@@ -5,7 +5,6 @@
 # (computed here, exactly); 1: it did not; 2: the input is not a valid graph for
 # eulerize (malformed, an edge naming an unknown node, a self-loop or repeated edge, or not
 # connected), the "invalid" verdict a generator-made input never gets.
-import itertools
 import json
 import sys
 from functools import lru_cache

@@ -65,10 +65,11 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
             f = f.f_back
         for e in _last[k + 1:]:
             del _last_pos[id(e[0])]
-        new = _last[:k] if k >= 0 else []
+        new = []
         if k >= 0:
+            # The shared frame may have moved to another line; its callers have not.
             fr, (inv, _) = _last[k]
-            new.append((fr, [inv, "%s:%d" % (_file_name(fr.f_code.co_filename), fr.f_lineno)]))
+            new = _last[:k] + [(fr, [inv, "%s:%d" % (_file_name(fr.f_code.co_filename), fr.f_lineno)])]
         for fr, n in reversed(inner):
             _next_inv[0] += 1
             _last_pos[id(fr)] = len(new)

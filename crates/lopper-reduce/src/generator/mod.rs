@@ -380,17 +380,20 @@ impl Search<'_> {
     /// choices of call sites that made at most [`BISECT_GROUP_LIMIT`]: counts and lengths
     /// are drawn a few times, coins many.
     fn bisect(&mut self) -> Result<(), OracleError> {
+        let site_sizes =
+            |t: &Trace| -> HashMap<String, usize> { call_sites(t, &(0..t.len()).collect::<Vec<_>>()).into_iter().map(|(k, js)| (k, js.len())).collect() };
+        let mut sizes = site_sizes(&self.best);
         let mut j = 0;
         while j < self.best.len() {
             let Some((mut lo, mut hi, int)) = self.best.choices[j].bisect_bounds() else {
                 j += 1;
                 continue;
             };
-            let key = self.best.choices[j].key();
-            if self.best.choices.iter().filter(|c| c.key() == key).count() > BISECT_GROUP_LIMIT {
+            if sizes.get(&self.best.choices[j].key()).is_none_or(|&n| n > BISECT_GROUP_LIMIT) {
                 j += 1;
                 continue;
             }
+            let accepted = self.stats.accepted;
             for _ in 0..8 {
                 let mid = if int { ((lo + hi) / 2.0).floor() } else { (lo + hi) / 2.0 };
                 if mid <= lo || mid >= hi || j >= self.best.len() {
@@ -405,6 +408,10 @@ impl Search<'_> {
                 } else {
                     lo = mid;
                 }
+            }
+            if self.stats.accepted != accepted {
+                // A new best trace may have other call sites and counts.
+                sizes = site_sizes(&self.best);
             }
             j += 1;
         }
