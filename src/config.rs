@@ -254,7 +254,8 @@ impl Reduction {
         Ok(after)
     }
 
-    /// A command that reproduces one test run in a fresh directory, every path quoted.
+    /// A command that reproduces one test run in a fresh directory, every path quoted; the
+    /// directory is removed when the command ends, so pasting it leaves nothing in the temp dir.
     pub fn reproduce_command(&self) -> String {
         let quote = |p: &Path| shell_quote(&p.to_string_lossy());
         let name = quote(Path::new(&self.file_name));
@@ -263,6 +264,6 @@ impl Reduction {
             TestCommand::Shell(cmd) => format!("sh -c {} lopper-test \"$d\"/{name}", shell_quote(cmd)),
         };
         let abs = fs::canonicalize(&self.file).unwrap_or(self.file.clone());
-        format!("d=$(mktemp -d) && cp {} \"$d/\" && (cd \"$d\" && {run}); echo \"exit $?\"", quote(&abs))
+        format!("(d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && cp {} \"$d/\" && cd \"$d\" && {run}); echo \"exit $?\"", quote(&abs))
     }
 }

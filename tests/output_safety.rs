@@ -130,9 +130,13 @@ fn the_reproduce_command_quotes_paths_and_works_when_pasted() {
     let line = err.lines().find(|l| l.trim_start().starts_with("reproduce: ")).expect("a reproduce line");
     let cmd = line.trim_start().trim_start_matches("reproduce: ");
     assert!(cmd.contains("'"), "paths with spaces are quoted: {cmd}");
-    let pasted = Command::new("sh").arg("-c").arg(cmd).output().unwrap();
+    // Pasted with a private temp dir: the run's directory must be gone afterwards.
+    let tmp = case.path("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let pasted = Command::new("sh").arg("-c").arg(cmd).env("TMPDIR", &tmp).output().unwrap();
     let said = String::from_utf8_lossy(&pasted.stdout);
     assert!(said.contains("checked ") && said.contains("/my prog.c") && said.contains("exit 1"), "{said}");
+    assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "the reproduce command left its directory behind");
 }
 
 #[test]
