@@ -19,50 +19,87 @@ pub type FirstPassing<'a, T, E> = dyn FnMut(&[Vec<T>]) -> Result<Option<usize>, 
 /// about `4·k·log2(n)` for `k` needed items among `n`; at most `n` per pass at size 1.
 ///
 /// `first` gets up to `lookahead` candidates at once — the next removals in order, each
-/// assuming the ones before it fail — and answers the index of the first that passes, so
-/// a parallel oracle can test them together; the result is the same for any `lookahead`.
+/// assuming the ones before it fail, across the end of a chunk size into the next — and
+/// answers the index of the first that passes, so a parallel oracle can keep its slots busy;
+/// the candidates judged and the result are the same for any `lookahead`.
 ///
 /// # Errors
 /// The first error `first` returns stops the search and is returned.
 pub fn ddmin<T: Clone, E>(items: Vec<T>, lookahead: usize, first: &mut FirstPassing<T, E>) -> Result<Vec<T>, E> {
-    let mut c = items;
-    if c.len() < 2 {
-        return Ok(c);
-    }
-    let mut size = c.len().div_ceil(2);
+    ddmin_or_empty(items, false, lookahead, first)
+}
+
+/// [`ddmin`], but with `may_empty` the empty list is the first candidate (Perses tries a
+/// star's or optional's empty list before its elements; here it shares ddmin's first
+/// window instead of costing a window of its own). The empty list passing ends the search.
+///
+/// # Errors
+/// The first error `first` returns.
+pub fn ddmin_or_empty<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut FirstPassing<T, E>) -> Result<Vec<T>, E> {
+    let size = items.len().div_ceil(2).max(1);
+    let mut at = State { c: items, size, start: 0, removed: false, empty_due: may_empty };
     loop {
-        let mut removed = false;
-        let mut start = 0;
-        while start < c.len() && c.len() > 1 {
-            let (mut cands, mut starts) = (Vec::new(), Vec::new());
-            let mut s = start;
-            while cands.len() < lookahead.max(1) && s < c.len() {
-                let end = (s + size).min(c.len());
-                if end - s == c.len() {
-                    break; // never test the empty list
-                }
-                cands.push(c[..s].iter().chain(&c[end..]).cloned().collect::<Vec<T>>());
-                starts.push(s);
-                s = end;
-            }
-            if cands.is_empty() {
-                break;
-            }
-            match first(&cands)? {
-                Some(i) => {
-                    c = cands.swap_remove(i);
-                    start = starts[i];
-                    removed = true;
-                }
-                None => start = s,
-            }
+        // The next window: where ddmin would go if every candidate in it failed.
+        let mut failed = at.clone();
+        let (mut cands, mut passed) = (Vec::new(), Vec::new());
+        while cands.len() < lookahead.max(1) {
+            let Some((cand, then)) = failed.next() else { break };
+            cands.push(cand);
+            passed.push(then);
         }
-        if size == 1 {
-            if !removed || c.len() < 2 {
-                return Ok(c);
+        if cands.is_empty() {
+            return Ok(at.c);
+        }
+        at = match first(&cands)? {
+            Some(i) => passed.swap_remove(i),
+            None => failed,
+        };
+    }
+}
+
+/// Where ddmin stands: the current list, its level's chunk size, where the next removal
+/// starts, whether this level removed anything, and whether the empty list is still to try.
+#[derive(Clone)]
+struct State<T> {
+    c: Vec<T>,
+    size: usize,
+    start: usize,
+    removed: bool,
+    empty_due: bool,
+}
+
+impl<T: Clone> State<T> {
+    /// The next candidate on the path where every candidate so far failed (moving `self`
+    /// past it), with the state its passing leads to; `None` once ddmin is done.
+    fn next(&mut self) -> Option<(Vec<T>, State<T>)> {
+        if std::mem::take(&mut self.empty_due) {
+            // Nothing is left to try after the empty list.
+            return Some((Vec::new(), State { c: Vec::new(), size: 1, start: 0, removed: true, empty_due: false }));
+        }
+        loop {
+            let n = self.c.len();
+            if n < 2 {
+                return None;
             }
-        } else {
-            size = size.div_ceil(2).min(c.len().div_ceil(2)).max(1);
+            let (s, end) = (self.start, (self.start + self.size).min(n));
+            // Never the empty list (a chunk as long as the list ends the level).
+            if s < n && end - s < n {
+                let cand: Vec<T> = self.c[..s].iter().chain(&self.c[end..]).cloned().collect();
+                self.start = end;
+                // No restart: after a removal the same chunk size goes on from where it was.
+                let then = State { c: cand.clone(), size: self.size, start: s, removed: true, empty_due: false };
+                return Some((cand, then));
+            }
+            // The level is over: halve the chunks, or end once size 1 removed nothing.
+            if self.size == 1 {
+                if !self.removed {
+                    return None;
+                }
+            } else {
+                self.size = self.size.div_ceil(2).min(n.div_ceil(2)).max(1);
+            }
+            self.start = 0;
+            self.removed = false;
         }
     }
 }
@@ -80,11 +117,21 @@ mod tests {
             Ok(pred(&c[0]).then_some(0))
         })
         .unwrap();
-        // Any lookahead gives the same result.
-        for lookahead in [2, 3, 8] {
-            let again =
-                ddmin(items.clone(), lookahead, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> { Ok(c.iter().position(|s| pred(s))) }).unwrap();
-            assert_eq!(again, out, "lookahead {lookahead}");
+        // Any lookahead gives the same result after judging the same candidates in order.
+        let judged = |lookahead: usize| {
+            let mut seen = Vec::new();
+            let out = ddmin(items.clone(), lookahead, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
+                let i = c.iter().position(|s| pred(s));
+                seen.extend(c[..i.map_or(c.len(), |i| i + 1)].iter().cloned());
+                Ok(i)
+            })
+            .unwrap();
+            (out, seen)
+        };
+        let sequential = judged(1);
+        assert_eq!((sequential.0.clone(), sequential.1.len()), (out.clone(), tests));
+        for lookahead in [2, 3, 8, 64] {
+            assert_eq!(judged(lookahead), sequential, "lookahead {lookahead}");
         }
         (out, tests)
     }
@@ -128,6 +175,37 @@ mod tests {
         assert_eq!((out, tests), (vec![9], 0));
         let (out, _) = run(vec![1, 2], |s| s.len() == 2);
         assert_eq!(out, vec![1, 2]);
+    }
+
+    #[test]
+    fn the_empty_list_comes_first_when_allowed_and_ends_the_search() {
+        for lookahead in [1, 2, 8] {
+            let mut judged = Vec::new();
+            let mut first = |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
+                judged.extend(c.iter().cloned());
+                Ok(c.iter().position(|s| s.is_empty()))
+            };
+            assert_eq!(ddmin_or_empty(vec![1, 2, 3], true, lookahead, &mut first).unwrap(), Vec::<u32>::new());
+            assert_eq!(judged[0], Vec::<u32>::new(), "lookahead {lookahead}");
+        }
+        // When it fails, ddmin goes on exactly as without it, one single item included.
+        let pred = |s: &[u32]| s.contains(&2);
+        let mut seen = Vec::new();
+        let out = ddmin_or_empty(vec![1, 2, 3], true, 1, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
+            seen.push(c[0].clone());
+            Ok(pred(&c[0]).then_some(0))
+        })
+        .unwrap();
+        assert_eq!((out, seen[0].clone()), (vec![2], vec![]));
+        let (plain, tests) = run(vec![1, 2, 3], pred);
+        assert_eq!((vec![2], tests + 1), (plain, seen.len()));
+        let mut one = 0;
+        let out = ddmin_or_empty(vec![7], true, 4, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
+            one += c.len();
+            Ok(None)
+        })
+        .unwrap();
+        assert_eq!((out, one), (vec![7], 1));
     }
 
     #[test]

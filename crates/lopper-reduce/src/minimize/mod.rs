@@ -20,12 +20,13 @@ pub trait ListMinimizer: std::fmt::Debug + Sync {
 
     /// Minimizes the list of `weights.len()` elements (weights: each element's size in
     /// tokens) to kept positions on which the test holds, assuming it holds on the whole
-    /// list; `first` gets up to `lookahead` candidates at once, and the result must not
-    /// depend on `lookahead`.
+    /// list; with `may_empty` the empty list (an empty keep, which the caller renders as
+    /// its empty list) is the first candidate. `first` gets up to `lookahead` candidates at
+    /// once; the candidates judged and the result must not depend on `lookahead`.
     ///
     /// # Errors
     /// The first error `first` returns.
-    fn minimize(&self, weights: &[usize], lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError>;
+    fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError>;
 }
 
 /// ddmin (Zeller & Hildebrandt, TSE 2002), complement-only and without restart (see
@@ -38,7 +39,7 @@ impl ListMinimizer for Ddmin {
         "ddmin (Zeller & Hildebrandt, TSE 2002; complement-only, no restart)"
     }
 
-    fn minimize(&self, weights: &[usize], lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
-        ddmin::ddmin((0..weights.len()).collect(), lookahead, first)
+    fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
+        ddmin::ddmin_or_empty((0..weights.len()).collect(), may_empty, lookahead, first)
     }
 }

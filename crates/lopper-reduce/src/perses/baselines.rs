@@ -13,7 +13,7 @@ impl Reducer<'_> {
         self.j.set_pass(LIST);
         let lines: Vec<String> = self.j.best.split_inclusive('\n').map(str::to_string).collect();
         let frontend = self.frontend;
-        self.opts.minimizer.minimize(&vec![1; lines.len()], self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
+        self.opts.minimizer.minimize(&vec![1; lines.len()], false, self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
             let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
             self.j.first_interesting(&texts, |w| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count()))
         })?;
@@ -53,7 +53,7 @@ impl Reducer<'_> {
                 if nodes.is_empty() && !order.iter().any(|n| depth[n.0 as usize] > level) {
                     break;
                 }
-                self.ddmin_delete(&mut r, nodes, None)?;
+                self.ddmin_delete(&mut r, nodes, None, None)?;
                 level += 1;
             }
             if !r.progress || self.opts.algorithm == Algorithm::Hdd {

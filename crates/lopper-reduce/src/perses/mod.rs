@@ -221,7 +221,7 @@ impl Reducer<'_> {
                 self.j.stats.rounds += 1;
                 self.j.set_pass(LIST);
                 let tokens: Vec<NodeId> = (0..r.tree.len() as u32).map(NodeId).filter(|&n| r.tree.node(n).kind == NodeKind::Token).collect();
-                return self.ddmin_delete(&mut r, tokens, None);
+                return self.ddmin_delete(&mut r, tokens, None, None);
             }
             Algorithm::Hdd | Algorithm::HddFixpoint => return self.hdd(),
         }
@@ -339,11 +339,6 @@ impl Reducer<'_> {
         Ok(())
     }
 
-    /// Tests `edits` as a candidate; on success it becomes the round's state.
-    fn try_edits(&mut self, r: &mut Round, edits: EditSet) -> Result<bool, OracleError> {
-        Ok(self.try_batch(r, vec![edits])?.is_some())
-    }
-
     /// Tests candidate edit sets in order; the first interesting one becomes the round's
     /// state, and its index is returned.
     fn try_batch(&mut self, r: &mut Round, batch: Vec<EditSet>) -> Result<Option<usize>, OracleError> {
@@ -369,11 +364,8 @@ impl Reducer<'_> {
         if children.is_empty() {
             return Ok(());
         }
-        if may_empty && self.try_edits(r, r.state.with(n, Edit::Delete))? {
-            return Ok(());
-        }
         let head = if may_empty { self.separated_list_head(r, n, &children) } else { None };
-        self.ddmin_delete(r, children, head)
+        self.ddmin_delete(r, children, head, may_empty.then_some(n))
     }
 
     /// For a star `n` whose elements are all `sep x` pairs and whose left sibling is a live,
@@ -404,17 +396,23 @@ impl Reducer<'_> {
     /// ddmin over `items` of the round's tree, deleting the ones not kept. With `head` (a
     /// separated list's first element, see [`Self::separated_list_head`]) it joins the
     /// items, and when it goes the first kept element loses its separator.
-    fn ddmin_delete(&mut self, r: &mut Round, mut items: Vec<NodeId>, head: Option<NodeId>) -> Result<(), OracleError> {
+    /// ddmin over `items` (deleting the ones left out), with `head` in front (see
+    /// [`Self::reduce_list`]); with `list` the whole list node goes first, in ddmin's first
+    /// window (Perses' empty list).
+    fn ddmin_delete(&mut self, r: &mut Round, mut items: Vec<NodeId>, head: Option<NodeId>, list: Option<NodeId>) -> Result<(), OracleError> {
         if let Some(h) = head {
             items.insert(0, h);
         }
         let base = r.state.clone();
         let all = items;
         let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
-        self.opts.minimizer.minimize(&weights, self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
+        self.opts.minimizer.minimize(&weights, list.is_some(), self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
             let batch = keeps
                 .iter()
                 .map(|keep| {
+                    if let (true, Some(n)) = (keep.is_empty(), list) {
+                        return base.with(n, Edit::Delete);
+                    }
                     let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
                     let kept: HashSet<NodeId> = keep.iter().copied().collect();
                     let mut e = base.clone();
