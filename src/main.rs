@@ -68,7 +68,7 @@ pub struct ReduceArgs {
     /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed), and
     /// `layout` (the result laid out readably, once at the end); see --list-passes.
     /// Default: all of them.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,identifiers,literals,subtrees,tokens,clang_delta,layout")]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,identifiers,literals,inline,subtrees,tokens,clang_delta,layout")]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may
@@ -450,11 +450,10 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         r.output.write(&outcome.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
     }
     if !quiet {
-        report::print_summary(&r, &outcome, oracle.cancelled());
+        report::print_summary(&r, &outcome, oracle.wasted());
     }
     if let Some(path) = &r.stats_path {
-        report::write_stats(path, &r, &outcome, oracle.cancelled(), sane.runs)
-            .map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
+        report::write_stats(path, &r, &outcome, oracle.wasted(), sane.runs).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
     }
     if outcome.interrupted {
         return Err(Fail(exit::INTERRUPTED, String::new()));

@@ -3,6 +3,7 @@
 
 use crate::config::{Reduction, Verbosity};
 use crate::output::Output;
+use lopper_reduce::oracle::Wasted;
 use lopper_reduce::{Algorithm, GrammarCheck, Outcome, Progress, Stats};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -90,7 +91,7 @@ fn percent(part: usize, whole: usize) -> f64 {
 }
 
 /// The closing summary, on stderr.
-pub fn print_summary(r: &Reduction, outcome: &Outcome, cancelled: usize) {
+pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     let s = &outcome.stats;
     let own = (s.total_seconds - s.test_seconds - s.transform_seconds).max(0.0);
     let done = if outcome.interrupted { "interrupted" } else { "done" };
@@ -103,8 +104,8 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, cancelled: usize) {
     );
     eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
     eprintln!(
-        "  tests     {} run ({:.3} s the first), {} cache hits, {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {cancelled} speculative runs cancelled",
-        s.tests, s.first_test_seconds, s.cache_hits, s.remembered, s.timeouts, s.accepted, s.rounds
+        "  tests     {} run ({:.3} s the first), {} cache hits, {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled and {} finished past the answer",
+        s.tests, s.first_test_seconds, s.cache_hits, s.remembered, s.timeouts, s.accepted, s.rounds, wasted.cancelled, wasted.finished
     );
     // Passes that tested nothing are only counted, so that the line stays readable.
     let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
@@ -141,6 +142,9 @@ struct StatsReport<'a> {
     interrupted: bool,
     jobs: usize,
     cancelled_speculative_runs: usize,
+    /// Speculative runs that ended, but with a verdict past the answer (wasted like the
+    /// cancelled ones; both are 0 with `-j 1`).
+    finished_speculative_runs_past_answer: usize,
     /// Test runs on the original before the reduction (not in `tests`).
     sanity_runs: usize,
     invalid_share: f64,
@@ -163,7 +167,7 @@ struct PassReport {
 ///
 /// # Errors
 /// The I/O error of the write.
-pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, cancelled: usize, sanity_runs: usize) -> std::io::Result<()> {
+pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, wasted: Wasted, sanity_runs: usize) -> std::io::Result<()> {
     let s = &outcome.stats;
     let report = StatsReport {
         file: r.file.display().to_string(),
@@ -171,7 +175,8 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, can
         algorithm: Algorithm::ALL.iter().find(|x| x.0 == r.options.algorithm).map_or("?", |x| x.1),
         interrupted: outcome.interrupted,
         jobs: r.jobs,
-        cancelled_speculative_runs: cancelled,
+        cancelled_speculative_runs: wasted.cancelled,
+        finished_speculative_runs_past_answer: wasted.finished,
         sanity_runs,
         invalid_share: outcome.stats.invalid_share(),
         passes: s

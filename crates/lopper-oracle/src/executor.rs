@@ -204,11 +204,28 @@ impl Drop for LocalExecutor {
     }
 }
 
+/// Speculative runs whose work was thrown away because an earlier candidate was interesting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wasted {
+    /// Runs killed before they ended.
+    pub cancelled: usize,
+    /// Runs that ended, with a verdict past the answer.
+    pub finished: usize,
+}
+
+impl std::ops::AddAssign for Wasted {
+    fn add_assign(&mut self, o: Wasted) {
+        self.cancelled += o.cancelled;
+        self.finished += o.finished;
+    }
+}
+
 /// The speculative scheduler (deterministic acceptance): keeps up to `jobs` runs of `exec`
 /// going, starting candidates in order, each speculating that the ones before it fail;
 /// returns the verdicts of the shortest prefix whose last verdict is interesting (or of
 /// all candidates), the same for every `jobs` and every order in which runs end. Runs
-/// started after the answer are cancelled; the second value counts them.
+/// started after the answer are cancelled; the second value counts them, and the runs that
+/// ended with a verdict past the answer (both are work that `-j 1` does not do).
 ///
 /// # Errors
 /// The executor's (every run in flight is cancelled first).
@@ -218,7 +235,7 @@ pub fn first_interesting(
     candidates: &[&str],
     capture: bool,
     mut judge: impl FnMut(Finished) -> crate::Verdict,
-) -> (Result<Vec<crate::Verdict>, OracleError>, usize) {
+) -> (Result<Vec<crate::Verdict>, OracleError>, Wasted) {
     use crate::Verdict;
     let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
     // Runs in flight: (run, candidate index).
@@ -258,13 +275,16 @@ pub fn first_interesting(
             Err(e) => break Err(e),
         }
     };
-    let mut cancelled = 0;
+    let mut wasted = Wasted::default();
     for (id, idx) in running {
         // Speculative runs past the answer (or all runs, on an error) are cancelled.
-        cancelled += verdicts[idx].is_none() as usize;
+        wasted.cancelled += verdicts[idx].is_none() as usize;
         exec.cancel(id);
     }
-    (result.map(|n| verdicts[..n].iter().map(|v| v.expect("a known prefix")).collect()), cancelled)
+    if let Ok(n) = result {
+        wasted.finished = verdicts[n..].iter().filter(|v| v.is_some()).count();
+    }
+    (result.map(|n| verdicts[..n].iter().map(|v| v.expect("a known prefix")).collect()), wasted)
 }
 
 #[cfg(test)]
@@ -326,10 +346,12 @@ mod tests {
         let mut answers = Vec::new();
         for jobs in [1, 2, 5] {
             let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
-            let (verdicts, cancelled) = first_interesting(&mut sim, jobs, &texts, false, interesting);
-            // What was started and neither ended nor needed is counted as cancelled.
-            assert_eq!(cancelled + sim.ended.len(), sim.next as usize, "jobs {jobs}");
+            let (verdicts, wasted) = first_interesting(&mut sim, jobs, &texts, false, interesting);
+            // What was started and neither ended nor needed is counted as cancelled; what
+            // ended past the answer as finished.
+            assert_eq!(wasted.cancelled + sim.ended.len(), sim.next as usize, "jobs {jobs}");
             let verdicts = verdicts.unwrap();
+            assert_eq!(wasted.finished + verdicts.len(), sim.ended.len(), "jobs {jobs}");
             assert_eq!(verdicts.len(), 24, "jobs {jobs}");
             assert_eq!(verdicts.last(), Some(&Verdict::Interesting));
             // The pipeline overlapped, and runs ended out of their start order.

@@ -25,7 +25,7 @@ pub mod executor;
 pub mod generator;
 pub mod sanity;
 
-pub use executor::{first_interesting, Executor, Finished, LocalExecutor, RunId};
+pub use executor::{first_interesting, Executor, Finished, LocalExecutor, RunId, Wasted};
 
 pub use sanity::{check_original, derived_timeout, Sanity, SanityError};
 
@@ -194,7 +194,7 @@ pub struct ScriptOracle {
     exec: LocalExecutor,
     criteria: Criteria,
     jobs: usize,
-    cancelled: usize,
+    wasted: executor::Wasted,
 }
 
 /// What runs as the interestingness test.
@@ -383,7 +383,7 @@ impl ScriptOracle {
 
     fn with_command(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
         let exec = LocalExecutor::new(test, file_name, timeout, interrupt, &std::env::temp_dir())?;
-        Ok(ScriptOracle { exec, criteria: Criteria::default(), jobs: 1, cancelled: 0 })
+        Ok(ScriptOracle { exec, criteria: Criteria::default(), jobs: 1, wasted: executor::Wasted::default() })
     }
 
     /// Runs every test as `LAUNCHER... TEST FILE` (or `LAUNCHER... sh -c LINE lopper-test
@@ -445,9 +445,10 @@ impl ScriptOracle {
         self.exec.timeout = timeout;
     }
 
-    /// Speculative test runs that were killed because an earlier candidate was interesting.
-    pub fn cancelled(&self) -> usize {
-        self.cancelled
+    /// Speculative test runs whose work was thrown away because an earlier candidate was
+    /// interesting: killed, or ended with a verdict past the answer.
+    pub fn wasted(&self) -> executor::Wasted {
+        self.wasted
     }
 
     /// The temporary root (removed on drop).
@@ -512,8 +513,8 @@ impl Oracle for ScriptOracle {
     fn first_interesting(&mut self, candidates: &[&str]) -> Result<Vec<Verdict>, OracleError> {
         let capture = self.criteria.needs_output();
         let criteria = &self.criteria;
-        let (result, cancelled) = executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, |f| judge(criteria, f).verdict);
-        self.cancelled += cancelled;
+        let (result, wasted) = executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, |f| judge(criteria, f).verdict);
+        self.wasted += wasted;
         result
     }
 }
