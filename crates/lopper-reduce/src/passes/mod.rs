@@ -14,13 +14,15 @@
 //! renaming still terminate.
 //!
 //! One module per pass: [`identifiers`] and [`literals`] (T-Rec's lexical
-//! canonicalization, Vulcan's identifier replacement), [`subtrees`] (Vulcan's sub-tree
+//! canonicalization, Vulcan's identifier replacement), [`inline`] (a short definition
+//! inlined where its name is used), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
 //! out readably, once, after the fixpoint.
 
 pub mod external;
 pub mod identifiers;
+pub mod inline;
 pub mod layout;
 pub mod literals;
 pub mod subtrees;
@@ -105,12 +107,16 @@ impl<'a> Measure<'a> {
 /// The built-in passes after Perses, in the default order, each with its source. The
 /// renamings come first: the deletions after them then test the renamed program, so a
 /// round that changes nothing finds their candidates in the verdict cache.
-pub const BUILT_IN: [(&str, &str); 4] = [
+pub const BUILT_IN: [(&str, &str); 5] = [
     (
         "identifiers",
         "identifier canonicalization: rename one identifier everywhere to the shortest unused name (T-Rec, TOSEM'24; Vulcan identifier replacement)",
     ),
     ("literals", "literal canonicalization: numbers to 0 or 1, strings to empty (T-Rec, TOSEM'24)"),
+    (
+        "inline",
+        "definition inlining: delete a short definition and put one of its words in place of its name everywhere, e.g. a typedef (C-Vise's replace-simple-typedef and copy-propagation, without the language)",
+    ),
     ("subtrees", "sub-tree replacement: a node becomes the smallest text its expected symbol derives, e.g. an expression `0`, a block `{}` (Vulcan, Xu et al. OOPSLA'23)"),
     ("tokens", "local exhaustive deletion of 1-4 adjacent tokens and of token pairs within a window, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)"),
 ];
@@ -125,6 +131,7 @@ pub fn create(name: &str) -> Option<Box<dyn Pass>> {
         "tokens" => Box::new(tokens::Tokens::default()),
         "identifiers" => Box::new(identifiers::Identifiers::default()),
         "literals" => Box::new(literals::Literals::default()),
+        "inline" => Box::new(inline::Inline::default()),
         _ => return None,
     })
 }

@@ -96,6 +96,26 @@ fn identifiers_rename_every_occurrence_to_the_shortest_free_name() {
 }
 
 #[test]
+fn inline_puts_a_short_definitions_word_where_its_name_is_used() {
+    let c = Frontend::new(Language::C).unwrap();
+    let v = variants(&c, &mut inline::Inline::default(), "typedef __builtin_va_list b;\nint f(void) { b e; return 0; }\n");
+    assert!(v.contains(&"int f(void) { __builtin_va_list e; return 0; }\n".to_string()), "{v:?}");
+    // Punctuation never stands for a name; a name with no later use is left to Perses.
+    assert!(v.iter().all(|x| !x.contains("; e;")), "{v:?}");
+    let v = variants(&c, &mut inline::Inline::default(), "typedef int b;\nint f(void) { return 0; }\n");
+    assert_eq!(v, Vec::<String>::new());
+    // JavaScript: a variable with a simple initializer (copy propagation).
+    let js = Frontend::new(Language::JavaScript).unwrap();
+    let v = variants(&js, &mut inline::Inline::default(), "var a = f;\na(a);\n");
+    assert!(v.contains(&"f(f);\n".to_string()), "{v:?}");
+    // Java: a field's type or its initializer; a whole class is too long to inline.
+    let java = Frontend::new(Language::Java).unwrap();
+    let v = variants(&java, &mut inline::Inline::default(), "class A { static int k = 4; int g() { return k + k; } }\n");
+    assert!(v.contains(&"class A { int g() { return 4 + 4; } }\n".to_string()), "{v:?}");
+    assert!(v.iter().all(|x| x.contains("class A")), "{v:?}");
+}
+
+#[test]
 fn literals_become_zero_one_or_empty() {
     let c = Frontend::new(Language::C).unwrap();
     let v = variants(&c, &mut literals::Literals::default(), "char *s = \"hello\"; int n = 42 + 1;\n");

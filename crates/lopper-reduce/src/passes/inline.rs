@@ -1,0 +1,87 @@
+//! Definition inlining (what C-Vise's `replace-simple-typedef` and `copy-propagation` do for
+//! C, as one pass that knows no language): a short list element `D` (a child of a Kleene
+//! star, plus or optional: a declaration, statement or member of at most
+//! [`MAX_DEFINITION`] tokens) holding the first occurrence of an identifier `X` that occurs
+//! again after `D` is deleted, and every later `X` becomes the text of one other word of
+//! `D` (an identifier, keyword or literal token; never punctuation). So
+//! `typedef __builtin_va_list b; … b e;` becomes `… __builtin_va_list e;` and
+//! `var a = f; a();` becomes `f();`. Identifiers are the grammar's identifier tokens (as in
+//! [`super::identifiers`]). Instance `k` is the `k`-th (identifier, word) pair, identifiers
+//! in order of first occurrence, words in `D`'s order; the reducer screens variants with
+//! new syntax errors out before any test, as for every pass.
+
+use super::{Context, Instance, Pass};
+use lopper_grammar::{PnfRule, Terminal};
+use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
+use std::collections::HashSet;
+
+/// The largest definition, in tokens, that is inlined: a typedef or a variable with a
+/// simple initializer, not a function.
+pub const MAX_DEFINITION: u32 = 8;
+
+/// The pass; see the module docs.
+#[derive(Default)]
+pub struct Inline {
+    instances: Vec<EditSet>,
+}
+
+impl Pass for Inline {
+    fn name(&self) -> &str {
+        "inline"
+    }
+
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.instances.clear();
+        let (t, g) = (cx.tree, cx.grammar);
+        let identifier = |id: NodeId| t.node(id).symbol.is_some_and(|s| g.is_identifier(s));
+        // A word: an identifier, a literal (not a string of the grammar), or an alphanumeric
+        // keyword such as `int`; punctuation would not stand for a name.
+        let word = |id: NodeId| {
+            let text = t.token_text(id);
+            let keyword = t.node(id).symbol.is_some_and(|s| matches!(g.symbol(s).rule, PnfRule::Terminal(Terminal::Str(_))));
+            !text.is_empty() && (!keyword || text.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        };
+        let mut seen = HashSet::new();
+        for &x in t.token_ids() {
+            if !identifier(x) || !seen.insert(t.token_text(x)) {
+                continue;
+            }
+            let name = t.token_text(x);
+            let Some(d) = list_element(cx, x) else { continue };
+            let inside: HashSet<NodeId> = t.subtree_token_ids(d).iter().copied().collect();
+            let uses: Vec<NodeId> = t.token_ids().iter().copied().filter(|&u| !inside.contains(&u) && identifier(u) && t.token_text(u) == name).collect();
+            // A name used nowhere else is Perses' to delete with its definition.
+            if uses.is_empty() {
+                continue;
+            }
+            let mut words = HashSet::new();
+            for &y in t.subtree_token_ids(d) {
+                let text = t.token_text(y);
+                if text == name || !word(y) || !words.insert(text) {
+                    continue;
+                }
+                let mut e = EditSet::default().with(d, Edit::Delete);
+                e.0.extend(uses.iter().map(|&u| (u, Edit::Text(text.to_string()))));
+                self.instances.push(e);
+            }
+        }
+    }
+
+    fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
+        self.instances.get(k).map_or(Instance::Exhausted, |e| Instance::Variant(e.clone()))
+    }
+}
+
+/// The innermost list element (a child of a star, plus or optional node) that holds token
+/// `x`, if it has at most [`MAX_DEFINITION`] tokens.
+fn list_element(cx: Context<'_>, x: NodeId) -> Option<NodeId> {
+    let t = cx.tree;
+    let mut n = x;
+    loop {
+        let parent = t.node(n).parent?;
+        if matches!(t.node(parent).kind, NodeKind::Star | NodeKind::Plus | NodeKind::Optional) {
+            return (t.node(n).tokens <= MAX_DEFINITION).then_some(n);
+        }
+        n = parent;
+    }
+}
