@@ -222,14 +222,19 @@ impl<'a> Judge<'a> {
             return;
         }
         self.add_pass_time();
-        self.pass = match self.stats.pass_stats.iter().position(|p| p.name == name) {
+        self.pass = self.pass_index(name);
+        self.stats.pass = name.to_string();
+    }
+
+    /// The index of pass `name` in `stats.pass_stats` (a new entry the first time).
+    pub(crate) fn pass_index(&mut self, name: &str) -> usize {
+        match self.stats.pass_stats.iter().position(|p| p.name == name) {
             Some(i) => i,
             None => {
                 self.stats.pass_stats.push(PassStats { name: name.to_string(), ..PassStats::default() });
                 self.stats.pass_stats.len() - 1
             }
-        };
-        self.stats.pass = name.to_string();
+        }
     }
 
     /// Adds the wall time since the last call to the running pass.
@@ -258,6 +263,14 @@ impl<'a> Judge<'a> {
     /// its token count, and the [`Progress`] hears of it. Counts cover exactly what a sequential
     /// run would have judged, so statistics do not depend on `--jobs`.
     pub(crate) fn first_interesting(&mut self, texts: &[String], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
+        self.first_interesting_as(texts, &[], tokens)
+    }
+
+    /// [`Judge::first_interesting`], each text's tests and acceptance counted for the pass
+    /// whose index (see [`Judge::pass_index`]) `passes` gives (the running pass where
+    /// `passes` is empty), so a window that spans passes counts as a sequential run would.
+    pub(crate) fn first_interesting_as(&mut self, texts: &[String], passes: &[usize], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
+        let pass_of = |i: usize| passes.get(i).copied();
         enum Screen {
             Same,
             Cached,
@@ -297,7 +310,8 @@ impl<'a> Judge<'a> {
         };
         let winner = (verdicts.last().map(|v| v.0) == Some(Verdict::Interesting)).then(|| to_test[verdicts.len() - 1]);
         let mut tested = verdicts.iter();
-        for (h, s) in &screens[..winner.map_or(texts.len(), |w| w + 1)] {
+        for (i, (h, s)) in screens[..winner.map_or(texts.len(), |w| w + 1)].iter().enumerate() {
+            let pass = pass_of(i).unwrap_or(self.pass);
             self.stats.candidates += 1;
             match s {
                 Screen::Same => {}
@@ -319,7 +333,7 @@ impl<'a> Judge<'a> {
                     self.stats.tests += 1;
                     // Only reachable with GrammarCheck::Count: tested, but invalid.
                     self.stats.invalid += (*errors > self.best_errors) as usize;
-                    self.stats.pass_stats[self.pass].tests += 1;
+                    self.stats.pass_stats[pass].tests += 1;
                     self.stats.timeouts += (v == Verdict::TimedOut) as usize;
                     if v != Verdict::Interesting {
                         self.rejected.insert(*h);
@@ -337,7 +351,7 @@ impl<'a> Judge<'a> {
                 self.stats.warnings.push(format!("the grammar check could not take the new best as its base: {e}"));
             }
             self.stats.accepted += 1;
-            self.stats.pass_stats[self.pass].accepted += 1;
+            self.stats.pass_stats[pass_of(w).unwrap_or(self.pass)].accepted += 1;
             self.stats.tokens_after = tokens(w);
             let at = self.started.elapsed().as_secs_f64();
             self.stats.progress.push(ProgressPoint { seconds: at, tokens: self.stats.tokens_after, bytes: self.best.len() });

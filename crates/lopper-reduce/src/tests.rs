@@ -72,14 +72,23 @@ fn lookahead_batches_change_nothing_but_speed() {
     let pred = |c: &str| c.contains("crash(x") && c.contains("int main");
     let f = Frontend::new(Language::C).unwrap();
     let mut results = Vec::new();
-    for jobs in [1, 2, 5] {
+    for jobs in [1, 2, 5, 8, 32] {
         let opts = Options { jobs, ..Options::default() };
-        let mut oracle = |c: &str| pred(c);
+        // The texts the oracle judges, in order: windows across nodes and passes must hold
+        // exactly the sequential run's candidates.
+        let mut judged = Vec::new();
+        let mut oracle = |c: &str| {
+            judged.push(c.to_string());
+            pred(c)
+        };
         let out = reduce(&f, src, &mut oracle, &opts, &mut crate::NoProgress).unwrap();
-        results.push((out.text, out.stats.tests, out.stats.candidates, out.stats.cache_hits, out.stats.accepted));
+        let per_pass: Vec<(String, usize, usize)> = out.stats.pass_stats.iter().map(|p| (p.name.clone(), p.tests, p.accepted)).collect();
+        results.push((out.text, out.stats.tests, out.stats.candidates, out.stats.cache_hits, out.stats.accepted, per_pass, judged));
     }
-    assert_eq!(results[0], results[1]);
-    assert_eq!(results[0], results[2]);
+    assert!(results[0].5.iter().any(|p| p.0 == "replace" && p.1 > 0), "{:?}", results[0].5);
+    for r in &results[1..] {
+        assert_eq!(*r, results[0]);
+    }
 }
 
 fn run_with(algorithm: crate::Algorithm, src: &str, pred: impl Fn(&str) -> bool) -> Outcome {

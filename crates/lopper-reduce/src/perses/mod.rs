@@ -299,6 +299,11 @@ impl Reducer<'_> {
         }
     }
 
+    /// One Perses round: nodes in order of size (largest first, Perses §4.3, Algorithm 1),
+    /// each reduced by its kind. Nodes whose candidates are known before any of them is
+    /// judged (replacements, a one-element list's removal) share lookahead windows with the
+    /// nodes after them (see [`Self::reduce_simple`]); a list of several elements runs
+    /// ddmin.
     fn round(&mut self, r: &mut Round) -> Result<(), OracleError> {
         let mut heap = BinaryHeap::new();
         let root = r.tree.root();
@@ -307,43 +312,117 @@ impl Reducer<'_> {
             if !r.live[n.0 as usize] {
                 continue;
             }
-            match r.tree.node(n).kind {
-                NodeKind::Star | NodeKind::Optional => {
-                    self.j.set_pass(LIST);
-                    self.reduce_list(r, n, true)?
-                }
-                NodeKind::Plus => {
-                    self.j.set_pass(LIST);
-                    self.reduce_list(r, n, false)?
-                }
-                NodeKind::Regular | NodeKind::Opaque => {
-                    self.j.set_pass(REPLACE);
-                    self.reduce_regular(r, n)?
-                }
-                NodeKind::Token => {}
+            if let Some(first) = self.simple_candidates(r, n) {
+                self.reduce_simple(r, n, first, &mut heap)?;
+                continue;
             }
-            match r.tree.effective(&r.state, n) {
-                Some(d) if d != n => heap.push((r.tree.node(d).tokens, Reverse(d))),
-                Some(_) => {
-                    for &c in &r.tree.node(n).children {
-                        if let Some(e) = r.tree.effective(&r.state, c) {
-                            if r.tree.node(e).tokens > 0 {
-                                heap.push((r.tree.node(e).tokens, Reverse(e)));
-                            }
+            self.j.set_pass(LIST);
+            self.reduce_list(r, n, r.tree.node(n).kind != NodeKind::Plus)?;
+            Self::push_after(r, n, &mut heap);
+        }
+        Ok(())
+    }
+
+    /// What follows node `n` in the round's order, under the round's state: its replacement
+    /// if it was replaced, else its live children; nothing if it was deleted.
+    fn push_after(r: &Round, n: NodeId, heap: &mut BinaryHeap<(u32, Reverse<NodeId>)>) {
+        match r.tree.effective(&r.state, n) {
+            Some(d) if d != n => heap.push((r.tree.node(d).tokens, Reverse(d))),
+            Some(_) => {
+                for &c in &r.tree.node(n).children {
+                    if let Some(e) = r.tree.effective(&r.state, c) {
+                        if r.tree.node(e).tokens > 0 {
+                            heap.push((r.tree.node(e).tokens, Reverse(e)));
                         }
                     }
                 }
-                None => {}
+            }
+            None => {}
+        }
+    }
+
+    /// The candidates of node `n`, with the pass they count for, when they are all known
+    /// before any is judged: a token's none, a regular node's replacements by compatible
+    /// descendants (`reduceRegular`), a one-element star's or optional's removal. `None` for
+    /// a list that runs ddmin.
+    fn simple_candidates(&self, r: &Round, n: NodeId) -> Option<(Vec<EditSet>, &'static str)> {
+        let kind = r.tree.node(n).kind;
+        match kind {
+            NodeKind::Token => Some((Vec::new(), REPLACE)),
+            NodeKind::Regular | NodeKind::Opaque => Some((self.replacements(r, n).into_iter().map(|d| r.state.with(n, Edit::Replace(d))).collect(), REPLACE)),
+            NodeKind::Star | NodeKind::Optional | NodeKind::Plus => {
+                let children: Vec<NodeId> = r.tree.node(n).children.iter().copied().filter(|c| r.live[c.0 as usize]).collect();
+                let may_empty = kind != NodeKind::Plus;
+                match children.len() {
+                    0 => Some((Vec::new(), LIST)),
+                    1 if !may_empty => Some((Vec::new(), LIST)),
+                    1 if self.separated_list_head(r, n, &children).is_none() => Some((vec![r.state.with(n, Edit::Delete)], LIST)),
+                    _ => None,
+                }
             }
         }
-        Ok(())
+    }
+
+    /// Reduces node `n` (just taken from `heap`), whose candidates `first` are known, and
+    /// while a lookahead window is not full, the next nodes of the round's order that are
+    /// like it: the order goes on as if every candidate failed (the state does not change
+    /// then), so the windows hold exactly the candidates a sequential run judges, in its
+    /// order. On an interesting candidate the heap goes back to where its node was taken
+    /// and the round goes on from there with the new state.
+    fn reduce_simple(&mut self, r: &mut Round, n: NodeId, first: (Vec<EditSet>, &'static str), heap: &mut BinaryHeap<(u32, Reverse<NodeId>)>) -> Result<(), OracleError> {
+        let lookahead = self.opts.jobs.max(1);
+        // Per node of the group: the node, and the heap right after it was taken.
+        let mut group = vec![(n, heap.clone())];
+        let mut stream: VecDeque<(usize, EditSet, &'static str)> = first.0.into_iter().map(|e| (0, e, first.1)).collect();
+        let mut ahead = std::mem::take(heap);
+        Self::push_after(r, n, &mut ahead);
+        let mut grows = true;
+        loop {
+            while grows && stream.len() < lookahead {
+                let Some((size, Reverse(m))) = ahead.pop() else { break };
+                if !r.live[m.0 as usize] {
+                    continue;
+                }
+                let Some((cands, pass)) = self.simple_candidates(r, m) else {
+                    ahead.push((size, Reverse(m)));
+                    grows = false;
+                    break;
+                };
+                group.push((m, ahead.clone()));
+                stream.extend(cands.into_iter().map(|e| (group.len() - 1, e, pass)));
+                Self::push_after(r, m, &mut ahead);
+            }
+            if stream.is_empty() {
+                *heap = ahead;
+                return Ok(());
+            }
+            let window: Vec<(usize, EditSet, &'static str)> = stream.drain(..stream.len().min(lookahead)).collect();
+            let passes: Vec<&'static str> = window.iter().map(|w| w.2).collect();
+            let owners: Vec<usize> = window.iter().map(|w| w.0).collect();
+            if let Some(i) = self.try_batch_as(r, window.into_iter().map(|w| w.1).collect(), &passes)? {
+                let (m, taken) = group.swap_remove(owners[i]);
+                *heap = taken;
+                Self::push_after(r, m, heap);
+                return Ok(());
+            }
+        }
     }
 
     /// Tests candidate edit sets in order; the first interesting one becomes the round's
     /// state, and its index is returned.
     fn try_batch(&mut self, r: &mut Round, batch: Vec<EditSet>) -> Result<Option<usize>, OracleError> {
+        self.try_batch_as(r, batch, &[])
+    }
+
+    /// [`Self::try_batch`], each candidate counted for the pass named in `passes` (the
+    /// running pass where `passes` is empty).
+    fn try_batch_as(&mut self, r: &mut Round, batch: Vec<EditSet>, passes: &[&str]) -> Result<Option<usize>, OracleError> {
         let texts: Vec<String> = batch.iter().map(|e| r.tree.render(e, self.render)).collect();
-        let winner = self.j.first_interesting(&texts, |i| r.tree.count_tokens(&batch[i]))?;
+        if let Some(p) = passes.first() {
+            self.j.set_pass(p);
+        }
+        let passes: Vec<usize> = passes.iter().map(|p| self.j.pass_index(p)).collect();
+        let winner = self.j.first_interesting_as(&texts, &passes, |i| r.tree.count_tokens(&batch[i]))?;
         if let Some(i) = winner {
             r.state = batch.into_iter().nth(i).expect("winner is in the batch");
             r.live = r.tree.live(&r.state);
@@ -395,10 +474,8 @@ impl Reducer<'_> {
 
     /// ddmin over `items` of the round's tree, deleting the ones not kept. With `head` (a
     /// separated list's first element, see [`Self::separated_list_head`]) it joins the
-    /// items, and when it goes the first kept element loses its separator.
-    /// ddmin over `items` (deleting the ones left out), with `head` in front (see
-    /// [`Self::reduce_list`]); with `list` the whole list node goes first, in ddmin's first
-    /// window (Perses' empty list).
+    /// items, and when it goes the first kept element loses its separator. With `list` the
+    /// whole list node goes first, in ddmin's first window (Perses' empty list).
     fn ddmin_delete(&mut self, r: &mut Round, mut items: Vec<NodeId>, head: Option<NodeId>, list: Option<NodeId>) -> Result<(), OracleError> {
         if let Some(h) = head {
             items.insert(0, h);
@@ -430,10 +507,11 @@ impl Reducer<'_> {
         Ok(())
     }
 
-    /// `reduceRegular`: replace the node by its smallest interesting compatible descendant.
-    fn reduce_regular(&mut self, r: &mut Round, n: NodeId) -> Result<(), OracleError> {
+    /// `reduceRegular`'s candidates: the node's compatible descendants (smallest first, at
+    /// most `max_replacements`), each of which may replace it.
+    fn replacements(&self, r: &Round, n: NodeId) -> Vec<NodeId> {
         let node = r.tree.node(n);
-        let Some(expected) = node.slot.or(node.symbol) else { return Ok(()) };
+        let Some(expected) = node.slot.or(node.symbol) else { return Vec::new() };
         let list_element = self.list_element_of_parent(&r.tree, n);
         let mut found: Vec<NodeId> = Vec::new();
         let mut queue: VecDeque<(NodeId, usize)> = node.children.iter().map(|&c| (c, 1)).collect();
@@ -456,13 +534,7 @@ impl Reducer<'_> {
         }
         found.sort_by_key(|&d| (r.tree.node(d).tokens, d));
         found.truncate(self.opts.max_replacements);
-        for chunk in found.chunks(self.opts.jobs.max(1)) {
-            let batch = chunk.iter().map(|&d| r.state.with(n, Edit::Replace(d))).collect();
-            if self.try_batch(r, batch)?.is_some() {
-                return Ok(());
-            }
-        }
-        Ok(())
+        found
     }
 
     /// If `n` is an element of a star/plus list, that list's element symbol.
