@@ -104,8 +104,8 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     );
     eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
     eprintln!(
-        "  tests     {} run ({:.3} s the first), {} cache hits, {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled and {} finished past the answer",
-        s.tests, s.first_test_seconds, s.cache_hits, s.remembered, s.timeouts, s.accepted, s.rounds, wasted.cancelled, wasted.finished
+        "  tests     {} run ({:.3} s the first), {} cache hits, {} presumed not interesting (a change that failed in an earlier round), {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled and {} finished past the answer",
+        s.tests, s.first_test_seconds, s.cache_hits, s.presumed, s.remembered, s.timeouts, s.accepted, s.rounds, wasted.cancelled, wasted.finished
     );
     // Passes that tested nothing are only counted, so that the line stays readable.
     let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);

@@ -24,6 +24,9 @@ pub struct Stats {
     pub tests: usize,
     /// Candidates answered from the verdict cache (same text seen before).
     pub cache_hits: usize,
+    /// Candidates of the passes after Perses skipped untested because the same local change
+    /// (the same lines before and after it) was not interesting in an earlier round.
+    pub presumed: usize,
     /// Candidates answered from the persistent verdict cache (judged by an earlier run):
     /// neither tests nor in-run cache hits.
     pub remembered: usize,
@@ -154,6 +157,8 @@ pub(crate) struct Judge<'a> {
     checker: SyntaxChecker,
     /// Hashes of texts judged not interesting (or invalid).
     rejected: HashSet<[u8; 32]>,
+    /// Keys of local changes (see [`local_change`]) whose candidates were not interesting.
+    local_rejected: HashSet<[u8; 32]>,
     /// The best program so far.
     pub(crate) best: String,
     /// Its syntax errors (the grammar screen lets no candidate have more).
@@ -190,6 +195,7 @@ impl<'a> Judge<'a> {
             grammar_check,
             checker,
             rejected: HashSet::new(),
+            local_rejected: HashSet::new(),
             best: input.to_string(),
             best_errors,
             stats,
@@ -263,30 +269,44 @@ impl<'a> Judge<'a> {
     /// its token count, and the [`Progress`] hears of it. Counts cover exactly what a sequential
     /// run would have judged, so statistics do not depend on `--jobs`.
     pub(crate) fn first_interesting(&mut self, texts: &[String], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
-        self.first_interesting_as(texts, &[], tokens)
+        self.first_interesting_as(texts, &[], &[], tokens)
     }
 
     /// [`Judge::first_interesting`], each text's tests and acceptance counted for the pass
     /// whose index (see [`Judge::pass_index`]) `passes` gives (the running pass where
     /// `passes` is empty), so a window that spans passes counts as a sequential run would.
-    pub(crate) fn first_interesting_as(&mut self, texts: &[String], passes: &[usize], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
+    /// With `locals` (one [`local_change`] key per text), a text whose local change was not
+    /// interesting before — in an earlier window, or earlier in this one, as a sequential
+    /// run would have learnt — is presumed not interesting and not tested.
+    pub(crate) fn first_interesting_as(
+        &mut self,
+        texts: &[String],
+        passes: &[usize],
+        locals: &[[u8; 32]],
+        tokens: impl FnOnce(usize) -> usize,
+    ) -> Result<Option<usize>, OracleError> {
         let pass_of = |i: usize| passes.get(i).copied();
         enum Screen {
             Same,
             Cached,
+            Presumed,
             Invalid,
             Test(usize),
         }
         let mut screens = Vec::with_capacity(texts.len());
         let mut in_batch = HashSet::new();
-        for t in texts {
+        let mut local_in_batch = HashSet::new();
+        for (i, t) in texts.iter().enumerate() {
             let h = hash(t);
+            let local = locals.get(i);
             // Every accepted text is strictly smaller than all later candidates, so only
             // rejections need remembering.
             let s = if *t == self.best {
                 Screen::Same
             } else if self.rejected.contains(&h) || !in_batch.insert(h) {
                 Screen::Cached
+            } else if local.is_some_and(|k| self.local_rejected.contains(k) || local_in_batch.contains(k)) {
+                Screen::Presumed
             } else {
                 let errors = self.checker.errors(t).unwrap_or(usize::MAX);
                 if self.grammar_check == GrammarCheck::Reject && errors > self.best_errors {
@@ -295,6 +315,9 @@ impl<'a> Judge<'a> {
                     Screen::Test(errors)
                 }
             };
+            if let Some(k) = local {
+                local_in_batch.insert(*k);
+            }
             screens.push((h, s));
         }
         let to_test: Vec<usize> = (0..texts.len()).filter(|&i| matches!(screens[i].1, Screen::Test(_))).collect();
@@ -316,6 +339,7 @@ impl<'a> Judge<'a> {
             match s {
                 Screen::Same => {}
                 Screen::Cached => self.stats.cache_hits += 1,
+                Screen::Presumed => self.stats.presumed += 1,
                 Screen::Invalid => {
                     self.stats.invalid += 1;
                     self.rejected.insert(*h);
@@ -341,6 +365,8 @@ impl<'a> Judge<'a> {
                 }
             }
         }
+        // Every local change before the answer was not interesting.
+        self.local_rejected.extend(locals.iter().take(winner.unwrap_or(texts.len())).copied());
         if let Some(w) = winner {
             let Screen::Test(errors) = screens[w].1 else { unreachable!("only tested candidates win") };
             self.best = texts[w].clone();
@@ -368,4 +394,26 @@ impl<'a> Judge<'a> {
 /// releases and machines (so a persistent cache can trust it).
 fn hash(text: &str) -> [u8; 32] {
     blake3::hash(text.as_bytes()).into()
+}
+
+/// A key for the change from `best` to `candidate` made by `pass`, local to the lines it
+/// touches: the pass, the changed lines with one line of context either side as they were,
+/// and what they became. Two candidates of different rounds with the same key make the same
+/// change to the same neighbourhood, though the program elsewhere may differ.
+pub(crate) fn local_change(pass: &str, best: &str, candidate: &str) -> [u8; 32] {
+    let (b, c) = (best.as_bytes(), candidate.as_bytes());
+    let prefix = b.iter().zip(c).take_while(|(x, y)| x == y).count();
+    let suffix = b[prefix..].iter().rev().zip(c[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
+    // Widen to whole lines, plus one line before and after.
+    let start = |s: &[u8]| s[..prefix].iter().rposition(|&x| x == b'\n').map_or(0, |i| s[..i].iter().rposition(|&x| x == b'\n').map_or(0, |j| j + 1));
+    let end = |s: &[u8], changed_end: usize| {
+        let next = |from: usize| s[from..].iter().position(|&x| x == b'\n').map_or(s.len(), |i| from + i + 1);
+        let line_end = next(changed_end);
+        if line_end < s.len() { next(line_end) } else { line_end }
+    };
+    let mut h = blake3::Hasher::new();
+    for part in [pass.as_bytes(), b"\0", &b[start(b)..end(b, b.len() - suffix)], b"\0", &c[start(c)..end(c, c.len() - suffix)]] {
+        h.update(part);
+    }
+    h.finalize().into()
 }

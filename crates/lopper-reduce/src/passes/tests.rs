@@ -69,6 +69,31 @@ fn the_scheduler_follows_regehrs_contract() {
 }
 
 #[test]
+fn a_change_that_failed_in_the_same_neighbourhood_is_not_tested_again() {
+    for jobs in [1, 2, 8] {
+        let opts = Options { passes: vec![], jobs, ..Options::default() };
+        let mut judged = Vec::new();
+        let mut oracle = |t: &str| {
+            judged.push(t.to_string());
+            t.contains('7') && t.contains('9')
+        };
+        let src = "[\n 5,\n 0,\n 7,\n 0,\n 9,\n 3\n]";
+        let out = reduce_with_passes(&json(), src, &mut oracle, &opts, vec![Box::new(Zero(Rc::default(), vec![]))], &mut NoProgress).unwrap();
+        assert_eq!(out.text, "[\n 0,\n 0,\n 7,\n 0,\n 9,\n 0\n]");
+        // Round 1: 5→0 (yes), 7→0 (no), 9→0 (no), 3→0 (yes). Round 2: 7→0 has the same lines
+        // around it as in round 1 and is presumed to fail; 9→0 now has `0` below instead of
+        // `3`, so it is tested again.
+        assert_eq!((out.stats.tests, out.stats.presumed, out.stats.rounds), (6, 1, 2), "jobs {jobs}");
+        assert_eq!(judged.iter().filter(|t| !t.contains('7')).count(), 1, "jobs {jobs}: 7→0 tested once");
+    }
+    // The key covers the changed lines and one line either side, and the pass.
+    let key = |pass: &str, a: &str, b: &str| crate::judge::local_change(pass, a, b);
+    assert_eq!(key("p", "x\n1\n7\n1\ny", "x\n1\n0\n1\ny"), key("p", "z\n1\n7\n1\nw", "z\n1\n0\n1\nw"));
+    assert_ne!(key("p", "1\n7\n1", "1\n0\n1"), key("p", "1\n7\n2", "1\n0\n2"));
+    assert_ne!(key("p", "1\n7\n1", "1\n0\n1"), key("q", "1\n7\n1", "1\n0\n1"));
+}
+
+#[test]
 fn a_variant_not_smaller_under_the_measure_is_never_tested() {
     // Renaming `a` to anything is never smaller: the pass offers nothing worth a test.
     let mut oracle = |_: &str| true;

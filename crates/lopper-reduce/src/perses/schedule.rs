@@ -1,6 +1,7 @@
 //! The scheduler of the passes after Perses: Regehr's semantics over the shared judge.
 
 use super::Reducer;
+use crate::judge::local_change;
 use crate::oracle::OracleError;
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_tree::Tree;
@@ -11,7 +12,10 @@ impl Reducer<'_> {
     /// one `k + 1`; the pass ends at its first missing instance. Variants not smaller than
     /// the best under [`Measure`] are skipped untested. With `jobs > 1` the next instances
     /// are judged as one batch, each assuming the ones before fail, so the result is the
-    /// sequential one. Returns whether any pass changed the best.
+    /// sequential one. A variant whose local change (the lines it touches, with one line of
+    /// context) was not interesting in an earlier round is presumed not interesting and not
+    /// tested again: after Perses has shrunk the program elsewhere, the same edit in the
+    /// same neighbourhood nearly always fails again. Returns whether any pass changed the best.
     pub(super) fn run_passes(&mut self, after: &mut [Box<dyn passes::Pass>], mut tree: Tree) -> Result<bool, OracleError> {
         self.j.stats.rounds += 1;
         let mut changed = false;
@@ -63,7 +67,8 @@ impl Reducer<'_> {
                 if texts.is_empty() {
                     break;
                 }
-                match self.j.first_interesting(&texts, |w| tokens[w])? {
+                let locals: Vec<[u8; 32]> = texts.iter().map(|t| local_change(pass.name(), &self.j.best, t)).collect();
+                match self.j.first_interesting_as(&texts, &[], &locals, |w| tokens[w])? {
                     Some(w) => {
                         changed = true;
                         k = ks[w];
