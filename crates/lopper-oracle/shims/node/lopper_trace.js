@@ -15,22 +15,37 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
   const traceIn = mode === 'replay'
     ? fs.readFileSync(process.env.LOPPER_TRACE_IN, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
     : [];
+  const key = (st) => st.map((s) => s[1]).join(' ');
+  // Each entry's call-site key once, not at every comparison.
+  for (const e of traceIn) e.key = e.key || key(e.stack || []);
   let pos = 0;
   const misaligned = [];
   const HIGH = 0.9999999999999999;
 
-  // The caller's stack, outermost first, without this file and Node's own frames.
-  const stack = () => {
-    const lines = (new Error().stack || '').split('\n').slice(1);
+  // The caller's stack, outermost first, without this file and Node's own frames. V8's
+  // call-site objects, not the formatted `stack` string: no text to build and parse again.
+  const names = new Map();
+  const asSites = (_, callSites) => callSites;
+  const stack = (above) => {
+    const saved = Error.prepareStackTrace;
+    Error.prepareStackTrace = asSites;
+    const holder = {};
+    Error.captureStackTrace(holder, above);
+    const callSites = holder.stack;
+    Error.prepareStackTrace = saved;
     const sites = [];
-    for (const line of lines) {
-      const m = /\(?([^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line);
-      if (!m || m[1] === __filename || m[1].startsWith('node:')) continue;
-      sites.push([0, `${path.basename(m[1])}:${m[2]}:${m[3]}`]);
+    for (const c of callSites) {
+      const file = c.getFileName();
+      if (!file || file === __filename || file.startsWith('node:')) continue;
+      let name = names.get(file);
+      if (name === undefined) {
+        name = path.basename(file);
+        names.set(file, name);
+      }
+      sites.push([0, `${name}:${c.getLineNumber()}:${c.getColumnNumber()}`]);
     }
     return sites.reverse();
   };
-  const key = (st) => st.map((s) => s[1]).join(' ');
 
   const flush = () => {
     if (process.env.LOPPER_TRACE_OUT) {
@@ -63,7 +78,7 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
       flush();
       process.exit(86);
     }
-    const matches = (e) => e.api === 'random' && (e.key || key(e.stack)) === k;
+    const matches = (e) => e.api === 'random' && e.key === k;
     let q;
     if (pos < traceIn.length && matches(traceIn[pos])) {
       q = pos;
@@ -88,7 +103,7 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
   };
 
   Math.random = function random() {
-    const st = stack();
+    const st = stack(random);
     const value = mode === 'record' ? original() : replayed(st);
     out.push({ api: 'random', args: [], value, stack: st });
     return value;

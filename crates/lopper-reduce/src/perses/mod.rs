@@ -368,32 +368,45 @@ impl Reducer<'_> {
     /// like it: the order goes on as if every candidate failed (the state does not change
     /// then), so the windows hold exactly the candidates a sequential run judges, in its
     /// order. On an interesting candidate the heap goes back to where its node was taken
-    /// and the round goes on from there with the new state.
+    /// and the round goes on from there with the new state. The heap is copied only to
+    /// look ahead (never with a lookahead of 1), once per node that has candidates.
     fn reduce_simple(&mut self, r: &mut Round, n: NodeId, first: (Vec<EditSet>, &'static str), heap: &mut BinaryHeap<(u32, Reverse<NodeId>)>) -> Result<(), OracleError> {
+        type Heap = BinaryHeap<(u32, Reverse<NodeId>)>;
         let lookahead = self.opts.jobs.max(1);
-        // Per node of the group: the node, and the heap right after it was taken.
-        let mut group = vec![(n, heap.clone())];
+        // Per node of the group: the node, and the heap right after it was taken (`None`
+        // for `n`: that is `heap` itself, untouched while `ahead` looks further).
+        let mut group: Vec<(NodeId, Option<Heap>)> = vec![(n, None)];
         let mut stream: VecDeque<(usize, EditSet, &'static str)> = first.0.into_iter().map(|e| (0, e, first.1)).collect();
-        let mut ahead = std::mem::take(heap);
-        Self::push_after(r, n, &mut ahead);
+        // The order past the group, as if every candidate failed: built on first need.
+        let mut ahead: Option<Heap> = None;
         let mut grows = true;
         loop {
-            while grows && stream.len() < lookahead {
-                let Some((size, Reverse(m))) = ahead.pop() else { break };
+            while grows && !stream.is_empty() && stream.len() < lookahead {
+                let next = ahead.get_or_insert_with(|| {
+                    let mut a = heap.clone();
+                    Self::push_after(r, n, &mut a);
+                    a
+                });
+                let Some((size, Reverse(m))) = next.pop() else { break };
                 if !r.live[m.0 as usize] {
                     continue;
                 }
                 let Some((cands, pass)) = self.simple_candidates(r, m) else {
-                    ahead.push((size, Reverse(m)));
+                    next.push((size, Reverse(m)));
                     grows = false;
                     break;
                 };
-                group.push((m, ahead.clone()));
-                stream.extend(cands.into_iter().map(|e| (group.len() - 1, e, pass)));
-                Self::push_after(r, m, &mut ahead);
+                if !cands.is_empty() {
+                    group.push((m, Some(next.clone())));
+                    stream.extend(cands.into_iter().map(|e| (group.len() - 1, e, pass)));
+                }
+                Self::push_after(r, m, next);
             }
             if stream.is_empty() {
-                *heap = ahead;
+                match ahead {
+                    Some(a) => *heap = a,
+                    None => Self::push_after(r, n, heap),
+                }
                 return Ok(());
             }
             let window: Vec<(usize, EditSet, &'static str)> = stream.drain(..stream.len().min(lookahead)).collect();
@@ -401,7 +414,9 @@ impl Reducer<'_> {
             let owners: Vec<usize> = window.iter().map(|w| w.0).collect();
             if let Some(i) = self.try_batch_as(r, window.into_iter().map(|w| w.1).collect(), &passes)? {
                 let (m, taken) = group.swap_remove(owners[i]);
-                *heap = taken;
+                if let Some(taken) = taken {
+                    *heap = taken;
+                }
                 Self::push_after(r, m, heap);
                 return Ok(());
             }
