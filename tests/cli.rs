@@ -215,7 +215,7 @@ fn a_flaky_test_exits_6_and_a_derived_time_limit_is_reported() {
     let out = case.lopper(&[]);
     assert_exit(&out, 6);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("flaky") && err.contains("reproduce: d=$(mktemp -d)"), "{err}");
+    assert!(err.contains("flaky") && err.contains("reproduce: (d=$(mktemp -d) && trap"), "{err}");
     assert_eq!(fs::read_to_string(&case.program).unwrap(), SRC);
     // A fast, steady test: the default limit is 10x its time with a 10 s floor.
     let case = Case::new("a.c", NEEDLE_SRC, "grep -q needle \"$1\"");

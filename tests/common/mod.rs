@@ -45,7 +45,15 @@ impl Case {
 
     /// Whether the test passes on `path`.
     pub fn passes(&self, path: &Path) -> bool {
-        Command::new(&self.test).arg(path).status().unwrap().success()
+        // Another test thread may be forking while holding a script of its own open for
+        // writing; the exec then fails with ETXTBSY for a moment: try again.
+        for _ in 0..50 {
+            match Command::new(&self.test).arg(path).status() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => std::thread::sleep(std::time::Duration::from_millis(20)),
+                status => return status.unwrap().success(),
+            }
+        }
+        panic!("{} stayed busy", self.test.display());
     }
 }
 
