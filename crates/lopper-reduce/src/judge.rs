@@ -409,7 +409,11 @@ pub(crate) fn local_change(pass: &str, best: &str, candidate: &str) -> [u8; 32] 
     let end = |s: &[u8], changed_end: usize| {
         let next = |from: usize| s[from..].iter().position(|&x| x == b'\n').map_or(s.len(), |i| from + i + 1);
         let line_end = next(changed_end);
-        if line_end < s.len() { next(line_end) } else { line_end }
+        if line_end < s.len() {
+            next(line_end)
+        } else {
+            line_end
+        }
     };
     let mut h = blake3::Hasher::new();
     for part in [pass.as_bytes(), b"\0", &b[start(b)..end(b, b.len() - suffix)], b"\0", &c[start(c)..end(c, c.len() - suffix)]] {

@@ -370,7 +370,13 @@ impl Reducer<'_> {
     /// order. On an interesting candidate the heap goes back to where its node was taken
     /// and the round goes on from there with the new state. The heap is copied only to
     /// look ahead (never with a lookahead of 1), once per node that has candidates.
-    fn reduce_simple(&mut self, r: &mut Round, n: NodeId, first: (Vec<EditSet>, &'static str), heap: &mut BinaryHeap<(u32, Reverse<NodeId>)>) -> Result<(), OracleError> {
+    fn reduce_simple(
+        &mut self,
+        r: &mut Round,
+        n: NodeId,
+        first: (Vec<EditSet>, &'static str),
+        heap: &mut BinaryHeap<(u32, Reverse<NodeId>)>,
+    ) -> Result<(), OracleError> {
         type Heap = BinaryHeap<(u32, Reverse<NodeId>)>;
         let lookahead = self.opts.jobs.max(1);
         // Per node of the group: the node, and the heap right after it was taken (`None`
