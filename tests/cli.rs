@@ -374,8 +374,13 @@ fn every_jobs_count_gives_the_same_result_and_counts_with_varied_test_times() {
         let out = case.lopper(&["-q", "--no-cache", "--passes", "perses,tokens,identifiers", "-j", jobs, "--stats", stats.to_str().unwrap()]);
         assert_exit(&out, 0);
         let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
-        let counts: Vec<serde_json::Value> = ["tests", "candidates", "cache_hits", "accepted", "tokens_after"].iter().map(|k| s[*k].clone()).collect();
+        let counts: Vec<serde_json::Value> =
+            ["tests", "candidates", "cache_hits", "presumed", "accepted", "tokens_after"].iter().map(|k| s[*k].clone()).collect();
         seen.push((fs::read_to_string(&case.program).unwrap(), counts));
+        if jobs == "1" {
+            // One test at a time wastes none.
+            assert_eq!((s["cancelled_speculative_runs"].as_u64(), s["finished_speculative_runs_past_answer"].as_u64()), (Some(0), Some(0)));
+        }
     }
     assert_eq!(seen[0], seen[1]);
     assert_eq!(seen[0], seen[2]);
