@@ -1,10 +1,10 @@
 //! Definition inlining (what C-Vise's `replace-simple-typedef` and `copy-propagation` do for
 //! C, as one pass that knows no language): a short list element `D` (a child of a Kleene
 //! star, plus or optional: a declaration, statement or member of at most
-//! [`MAX_DEFINITION`] tokens) holding the first occurrence of an identifier `X` that occurs
-//! again after `D` is deleted, and every later `X` becomes the text of one other word of
-//! `D` (an identifier, keyword or literal token; never punctuation). So
-//! `typedef __builtin_va_list b; … b e;` becomes `… __builtin_va_list e;` and
+//! [`MAX_DEFINITION`] tokens) holding the first occurrence of an identifier `X`, not as its
+//! first token, where `X` occurs again after `D`, is deleted, and every later `X` becomes
+//! the text of one other word of `D` (an identifier, keyword or literal token; never
+//! punctuation). So `typedef __builtin_va_list b; … b e;` becomes `… __builtin_va_list e;` and
 //! `var a = f; a();` becomes `f();`. Identifiers are the grammar's identifier tokens (as in
 //! [`super::identifiers`]). Instance `k` is the `k`-th (identifier, word) pair, identifiers
 //! in order of first occurrence, words in `D`'s order; the reducer screens variants with
@@ -48,6 +48,12 @@ impl Pass for Inline {
             }
             let name = t.token_text(x);
             let Some(d) = list_element(cx, x) else { continue };
+            // A definition names its identifier after a keyword or type (`typedef T x;`,
+            // `var x = …`, `int x = …`); one that starts with it is a use or a parameter's
+            // default (`x = c`), whose value is no stand-in for it.
+            if t.subtree_token_ids(d).first() == Some(&x) {
+                continue;
+            }
             let inside: HashSet<NodeId> = t.subtree_token_ids(d).iter().copied().collect();
             let uses: Vec<NodeId> = t.token_ids().iter().copied().filter(|&u| !inside.contains(&u) && identifier(u) && t.token_text(u) == name).collect();
             // A name used nowhere else is Perses' to delete with its definition.

@@ -133,6 +133,9 @@ fn inline_puts_a_short_definitions_word_where_its_name_is_used() {
     let js = Frontend::new(Language::JavaScript).unwrap();
     let v = variants(&js, &mut inline::Inline::default(), "var a = f;\na(a);\n");
     assert!(v.contains(&"f(f);\n".to_string()), "{v:?}");
+    // A parameter's default starts with its name: not a definition to inline.
+    let v = variants(&js, &mut inline::Inline::default(), "function g(b = c) { return b; }\n");
+    assert_eq!(v, Vec::<String>::new());
     // Java: a field's type or its initializer; a whole class is too long to inline.
     let java = Frontend::new(Language::Java).unwrap();
     let v = variants(&java, &mut inline::Inline::default(), "class A { static int k = 4; int g() { return k + k; } }\n");
