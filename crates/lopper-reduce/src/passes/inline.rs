@@ -13,7 +13,7 @@
 use super::{Context, Instance, Pass};
 use lopper_grammar::{PnfRule, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The largest definition, in tokens, that is inlined: a typedef or a variable with a
 /// simple initializer, not a function.
@@ -41,12 +41,18 @@ impl Pass for Inline {
             let keyword = t.node(id).symbol.is_some_and(|s| matches!(g.symbol(s).rule, PnfRule::Terminal(Terminal::Str(_))));
             !text.is_empty() && (!keyword || text.chars().all(|c| c.is_alphanumeric() || c == '_'))
         };
-        let mut seen = HashSet::new();
-        for &x in t.token_ids() {
-            if !identifier(x) || !seen.insert(t.token_text(x)) {
-                continue;
+        // Each name's occurrences, names in order of first occurrence: one pass over the tokens.
+        let mut order: Vec<&str> = Vec::new();
+        let mut occurrences: HashMap<&str, Vec<NodeId>> = HashMap::new();
+        for &id in t.token_ids().iter().filter(|&&id| identifier(id)) {
+            let ids = occurrences.entry(t.token_text(id)).or_default();
+            if ids.is_empty() {
+                order.push(t.token_text(id));
             }
-            let name = t.token_text(x);
+            ids.push(id);
+        }
+        for name in order {
+            let x = occurrences[name][0];
             let Some(d) = list_element(cx, x) else { continue };
             // A definition names its identifier after a keyword or type (`typedef T x;`,
             // `var x = …`, `int x = …`); one that starts with it is a use or a parameter's
@@ -55,7 +61,7 @@ impl Pass for Inline {
                 continue;
             }
             let inside: HashSet<NodeId> = t.subtree_token_ids(d).iter().copied().collect();
-            let uses: Vec<NodeId> = t.token_ids().iter().copied().filter(|&u| !inside.contains(&u) && identifier(u) && t.token_text(u) == name).collect();
+            let uses: Vec<NodeId> = occurrences[name].iter().copied().filter(|u| !inside.contains(u)).collect();
             // A name used nowhere else is Perses' to delete with its definition.
             if uses.is_empty() {
                 continue;
