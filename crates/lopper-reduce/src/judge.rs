@@ -269,23 +269,25 @@ impl<'a> Judge<'a> {
     /// its token count, and the [`Progress`] hears of it. Counts cover exactly what a sequential
     /// run would have judged, so statistics do not depend on `--jobs`.
     pub(crate) fn first_interesting(&mut self, texts: &[String], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
-        self.first_interesting_as(texts, &[], &[], tokens)
+        self.first_interesting_as(texts, &[], None, tokens)
     }
 
     /// [`Judge::first_interesting`], each text's tests and acceptance counted for the pass
     /// whose index (see [`Judge::pass_index`]) `passes` gives (the running pass where
     /// `passes` is empty), so a window that spans passes counts as a sequential run would.
-    /// With `locals` (one [`local_change`] key per text), a text whose local change was not
-    /// interesting before — in an earlier window, or earlier in this one, as a sequential
-    /// run would have learnt — is presumed not interesting and not tested.
+    /// With `local` (the name of the pass that made the texts), a text whose local change
+    /// from the best ([`local_change`]) was not interesting before — in an earlier window,
+    /// or earlier in this one, as a sequential run would have learnt — is presumed not
+    /// interesting and not tested.
     pub(crate) fn first_interesting_as(
         &mut self,
         texts: &[String],
         passes: &[usize],
-        locals: &[[u8; 32]],
+        local: Option<&str>,
         tokens: impl FnOnce(usize) -> usize,
     ) -> Result<Option<usize>, OracleError> {
         let pass_of = |i: usize| passes.get(i).copied();
+        let locals: Vec<[u8; 32]> = local.map_or_else(Vec::new, |pass| texts.iter().map(|t| local_change(pass, &self.best, t)).collect());
         enum Screen {
             Same,
             Cached,

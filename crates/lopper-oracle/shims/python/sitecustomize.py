@@ -20,6 +20,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     os.environ["LOPPER_TRACE_ACTIVE"] = "1"
     import atexit
+    import gc
     import json
     import random as _random
 
@@ -342,8 +343,6 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     _misaligned = []
     _align = os.environ.get("LOPPER_TRACE_ALIGN", "re-align")
     if _MODE == "replay":
-        import gc
-
         # Tens of thousands of small dicts at once: without the cyclic collector running
         # over them again and again while they load (3.5x faster on 80k entries), and kept
         # out of its later passes, since they live until the end anyway.
@@ -361,7 +360,7 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         # Each entry's call sites, once, not at every call that looks at it.
         _e.setdefault("key", _key(_e["stack"]))
     if _trace_in:
-        gc.freeze()
+        gc.freeze()  # the trace lives until the end: out of the collector's later passes
 
     def _flush():
         path = os.environ.get("LOPPER_TRACE_OUT")

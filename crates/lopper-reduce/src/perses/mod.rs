@@ -443,7 +443,7 @@ impl Reducer<'_> {
             self.j.set_pass(p);
         }
         let passes: Vec<usize> = passes.iter().map(|p| self.j.pass_index(p)).collect();
-        let winner = self.j.first_interesting_as(&texts, &passes, &[], |i| r.tree.count_tokens(&batch[i]))?;
+        let winner = self.j.first_interesting_as(&texts, &passes, None, |i| r.tree.count_tokens(&batch[i]))?;
         if let Some(i) = winner {
             r.state = batch.into_iter().nth(i).expect("winner is in the batch");
             r.live = r.tree.live(&r.state);

@@ -1,7 +1,6 @@
 //! The scheduler of the passes after Perses: Regehr's semantics over the shared judge.
 
 use super::Reducer;
-use crate::judge::local_change;
 use crate::oracle::OracleError;
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_tree::Tree;
@@ -67,8 +66,7 @@ impl Reducer<'_> {
                 if texts.is_empty() {
                     break;
                 }
-                let locals: Vec<[u8; 32]> = texts.iter().map(|t| local_change(pass.name(), &self.j.best, t)).collect();
-                match self.j.first_interesting_as(&texts, &[], &locals, |w| tokens[w])? {
+                match self.j.first_interesting_as(&texts, &[], Some(pass.name()), |w| tokens[w])? {
                     Some(w) => {
                         changed = true;
                         k = ks[w];
