@@ -97,10 +97,12 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     let done = if outcome.interrupted { "interrupted" } else { "done" };
     let transforms = if s.transform_seconds > 0.0 { format!(", {:.1} s in transformation commands", s.transform_seconds) } else { String::new() };
     eprintln!(
-        "lopper: {done} in {:.1} s ({:.1} s in tests{transforms}, {own:.2} s in lopper = {:.1}%)",
+        "lopper: {done} in {:.1} s ({:.1} s in tests{transforms}, {own:.2} s in lopper = {:.1}%; lopper's own CPU {:.2} s = {:.1}%)",
         s.total_seconds,
         s.test_seconds,
-        100.0 * own / s.total_seconds.max(1e-9)
+        100.0 * own / s.total_seconds.max(1e-9),
+        s.own_cpu_seconds,
+        100.0 * s.own_cpu_seconds / s.total_seconds.max(1e-9)
     );
     eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
     eprintln!(

@@ -4,7 +4,7 @@
 //! [`crate::ScriptOracle`] drives any executor and knows nothing of processes; the
 //! [`LocalExecutor`] spawns them, here or through a cluster launcher such as `srun`.
 
-use crate::{io_at, kill_group, poll_child, private_tmp, Encoding, Ending, OracleError, TestCommand};
+use crate::{io_at, kill_group, private_tmp, wait_for_exit, Encoding, Ending, OracleError, TestCommand};
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::process::CommandExt;
@@ -171,14 +171,26 @@ impl Executor for LocalExecutor {
     }
 
     fn wait_any(&mut self, slice: Duration) -> Result<Option<(RunId, Finished)>, OracleError> {
-        // One process: block on it; several: poll each briefly in turn.
-        let each = if self.running.len() > 1 { Duration::from_millis(2).min(slice) } else { slice };
-        for i in 0..self.running.len() {
-            let r = &mut self.running[i];
-            if let Some(ending) = poll_child(&mut r.child, r.started, self.timeout, &self.interrupt, each, &r.dir)? {
-                let r = self.running.remove(i);
-                let id = r.id;
-                return Ok(Some((id, self.finish(r, ending))));
+        // Look, then sleep until any run ends (or the nearest time limit, or `slice`), then
+        // look again: no polling loop spends CPU while the tests run.
+        for attempt in 0..2 {
+            if self.interrupt.load(Ordering::SeqCst) {
+                return Err(OracleError::Interrupted);
+            }
+            for i in 0..self.running.len() {
+                let r = &mut self.running[i];
+                let ending =
+                    if r.started.elapsed() >= self.timeout { Some(Ending::TimedOut) } else { r.child.try_wait().map_err(io_at(&r.dir))?.map(Ending::Exited) };
+                if let Some(ending) = ending {
+                    let r = self.running.remove(i);
+                    let id = r.id;
+                    return Ok(Some((id, self.finish(r, ending))));
+                }
+            }
+            if attempt == 0 && !self.running.is_empty() {
+                let nearest = self.running.iter().map(|r| self.timeout.saturating_sub(r.started.elapsed())).min().unwrap_or(slice);
+                let children: Vec<&std::process::Child> = self.running.iter().map(|r| &r.child).collect();
+                wait_for_exit(&children, nearest.min(slice));
             }
         }
         Ok(None)

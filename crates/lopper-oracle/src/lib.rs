@@ -18,7 +18,6 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use wait_timeout::ChildExt;
 
 pub mod cache;
 pub mod executor;
@@ -249,7 +248,29 @@ fn poll_child(
     if interrupt.load(Ordering::SeqCst) {
         return Err(OracleError::Interrupted);
     }
-    Ok(child.wait_timeout(left.min(slice)).map_err(io_at(dir))?.map(Ending::Exited))
+    if let Some(s) = child.try_wait().map_err(io_at(dir))? {
+        return Ok(Some(Ending::Exited(s)));
+    }
+    wait_for_exit(&[&*child], left.min(slice));
+    Ok(child.try_wait().map_err(io_at(dir))?.map(Ending::Exited))
+}
+
+/// Blocks until one of `children` (started, not yet reaped) has exited, or `timeout` has
+/// passed; reaps none of them. Sleeps in the kernel on the children's pidfds (Linux 5.3+),
+/// so waiting costs no CPU and wakes the moment a test ends; where a pidfd cannot be had,
+/// it sleeps at most 2 ms and the caller looks again.
+pub(crate) fn wait_for_exit(children: &[&std::process::Child], timeout: Duration) {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    use rustix::process::{pidfd_open, PidfdFlags};
+    let fds: Vec<_> = children.iter().filter_map(|c| pidfd_open(rustix::process::Pid::from_child(c), PidfdFlags::empty()).ok()).collect();
+    if fds.len() < children.len() || fds.is_empty() {
+        std::thread::sleep(timeout.min(Duration::from_millis(2)));
+        return;
+    }
+    let mut polled: Vec<PollFd> = fds.iter().map(|f| PollFd::new(f, PollFlags::IN)).collect();
+    let limit = Timespec::try_from(timeout).ok();
+    // EINTR or any other error: the caller looks at its children again either way.
+    let _ = poll(&mut polled, limit.as_ref());
 }
 
 /// How long a test's process group has between SIGTERM and SIGKILL to clean up after

@@ -9,7 +9,9 @@
 use crate::MatchStats;
 use lopper_grammar::{CstKind, PnfGrammar, PnfRule, SymbolId, Terminal};
 use lopper_tree::{NodeId, NodeKind, Tree, TreeBuilder};
-use std::collections::{HashMap, HashSet};
+// foldhash: the memo tables are probed for every (symbol, position) of every node, and
+// SipHash was a quarter of parsing time.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::rc::Rc;
 
 /// Converts a tree-sitter CST over `src` into a PNF tree.
@@ -247,7 +249,8 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
     /// Positions reachable from `pos` by zero (if `star`) or more matches of `x`.
     fn closure(&mut self, x: SymbolId, pos: u32, star: bool) -> Vec<u32> {
         let mut reach = vec![pos];
-        let mut seen = HashSet::from([pos]);
+        let mut seen = HashSet::new();
+        seen.insert(pos);
         let mut self_loop = false;
         let mut i = 0;
         while i < reach.len() {

@@ -54,6 +54,10 @@ pub struct Stats {
     pub transform_seconds: f64,
     /// Seconds of the whole reduction.
     pub total_seconds: f64,
+    /// CPU seconds of lopper's own process during the reduction (all its threads: parsing,
+    /// rendering, grammar checks, scheduling, waiting for tests), not of the tests or the
+    /// transformation commands it runs: the measure of lopper's own cost.
+    pub own_cpu_seconds: f64,
     /// Seconds of the first test of the original.
     pub first_test_seconds: f64,
     /// Problems that did not stop the reduction but may have cut it short (e.g. the best
@@ -170,6 +174,8 @@ pub(crate) struct Judge<'a> {
     pass_since: Instant,
     /// When the reduction started.
     started: Instant,
+    /// lopper's own CPU time when the reduction started.
+    cpu_started: std::time::Duration,
 }
 
 impl<'a> Judge<'a> {
@@ -202,6 +208,7 @@ impl<'a> Judge<'a> {
             pass: 0,
             pass_since: started,
             started,
+            cpu_started: own_cpu_time(),
         })
     }
 
@@ -260,6 +267,7 @@ impl<'a> Judge<'a> {
     pub(crate) fn finish(mut self) -> (String, Stats) {
         self.add_pass_time();
         self.stats.total_seconds = self.started.elapsed().as_secs_f64();
+        self.stats.own_cpu_seconds = own_cpu_time().saturating_sub(self.cpu_started).as_secs_f64();
         (self.best, self.stats)
     }
 
@@ -390,6 +398,13 @@ impl<'a> Judge<'a> {
         }
         Ok(winner)
     }
+}
+
+/// The CPU time this process has used so far, all threads (`CLOCK_PROCESS_CPUTIME_ID`;
+/// child processes are not part of it).
+pub(crate) fn own_cpu_time() -> std::time::Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    std::time::Duration::new(t.tv_sec.max(0) as u64, t.tv_nsec.clamp(0, 999_999_999) as u32)
 }
 
 /// A candidate's identity in the verdict cache: its BLAKE3 hash, stable across Rust
