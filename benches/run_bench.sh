@@ -72,7 +72,7 @@ python3 - "$out" <<'PY'
 import json, math, sys
 out = sys.argv[1]
 rows = [json.loads(l) for l in open(f"{out}/rows.jsonl")]
-cols = ["case", "algorithm", "tokens_before", "tokens_after", "pct", "lexical_before", "lexical_after", "tests", "wall_seconds", "invalid_pct", "lopper_pct", "passes", "budget_hit"]
+cols = ["case", "algorithm", "tokens_before", "tokens_after", "pct", "lexical_before", "lexical_after", "tests", "wall_seconds", "invalid_pct", "lopper_pct", "own_cpu_pct", "passes", "budget_hit"]
 with open(f"{out}/results.csv", "w") as f:
     f.write(",".join(cols) + "\n")
     for r in rows:
@@ -80,15 +80,17 @@ with open(f"{out}/results.csv", "w") as f:
         r["invalid_pct"] = 100.0 * r.get("invalid_share", 0)
         t = r.get("total_seconds", 0) or 1e-9
         r["lopper_pct"] = 100.0 * (t - r.get("test_seconds", 0) - r.get("transform_seconds", 0)) / t
+        # lopper's own process CPU time (not its tests', not its transformation commands').
+        r["own_cpu_pct"] = 100.0 * r.get("own_cpu_seconds", 0) / t
         f.write(",".join(str(round(r.get(c, 0), 2)) if isinstance(r.get(c), float) else str(r.get(c, "")) for c in cols) + "\n")
 with open(f"{out}/results.md", "w") as f:
-    f.write("| case | original tokens | final tokens | % of original | final (count_tokens.py) | tests | seconds | invalid candidates | lopper's own time | final passes test | budget hit |\n")
-    f.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+    f.write("| case | original tokens | final tokens | % of original | final (count_tokens.py) | tests | seconds | invalid candidates | lopper's own time | lopper's own CPU | final passes test | budget hit |\n")
+    f.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
     for r in rows:
-        f.write(f"| {r['case']} | {r.get('tokens_before','-')} | {r.get('tokens_after','-')} | {r['pct']:.2f}% | {r.get('lexical_after') or '-'} | {r.get('tests','-')} | {r['wall_seconds']:.1f} | {r['invalid_pct']:.2f}% | {r['lopper_pct']:.1f}% | {r['passes']} | {r.get('budget_hit', 'no')} |\n")
+        f.write(f"| {r['case']} | {r.get('tokens_before','-')} | {r.get('tokens_after','-')} | {r['pct']:.2f}% | {r.get('lexical_after') or '-'} | {r.get('tests','-')} | {r['wall_seconds']:.1f} | {r['invalid_pct']:.2f}% | {r['lopper_pct']:.1f}% | {r['own_cpu_pct']:.1f}% | {r['passes']} | {r.get('budget_hit', 'no')} |\n")
     ok = [r for r in rows if r.get("tokens_before")]
     if ok:
         g = lambda k: math.exp(sum(math.log(max(r[k], 1e-9)) for r in ok) / len(ok))
-        f.write(f"| geometric mean | {g('tokens_before'):.0f} | {g('tokens_after'):.0f} | {g('pct'):.2f}% | | {g('tests'):.0f} | {g('wall_seconds'):.1f} | | | | |\n")
+        f.write(f"| geometric mean | {g('tokens_before'):.0f} | {g('tokens_after'):.0f} | {g('pct'):.2f}% | | {g('tests'):.0f} | {g('wall_seconds'):.1f} | | | | | |\n")
 print(open(f"{out}/results.md").read())
 PY
