@@ -122,6 +122,26 @@ impl LocalExecutor {
         Ok(())
     }
 
+    /// The first run in flight that has ended (exited, or past its time limit), finished
+    /// and removed; `None` if all still run. [`OracleError::Interrupted`] once the user
+    /// asked to stop.
+    fn take_ended(&mut self) -> Result<Option<(RunId, Finished)>, OracleError> {
+        if self.interrupt.load(Ordering::SeqCst) {
+            return Err(OracleError::Interrupted);
+        }
+        for i in 0..self.running.len() {
+            let r = &mut self.running[i];
+            let ending =
+                if r.started.elapsed() >= self.timeout { Some(Ending::TimedOut) } else { r.child.try_wait().map_err(io_at(&r.dir))?.map(Ending::Exited) };
+            if let Some(ending) = ending {
+                let r = self.running.remove(i);
+                let id = r.id;
+                return Ok(Some((id, self.finish(r, ending))));
+            }
+        }
+        Ok(None)
+    }
+
     /// Kills `r`'s process group, reads what it captured, and removes its directory unless
     /// temporaries are kept.
     fn finish(&self, mut r: Running, ending: Ending) -> Finished {
@@ -173,27 +193,16 @@ impl Executor for LocalExecutor {
     fn wait_any(&mut self, slice: Duration) -> Result<Option<(RunId, Finished)>, OracleError> {
         // Look, then sleep until any run ends (or the nearest time limit, or `slice`), then
         // look again: no polling loop spends CPU while the tests run.
-        for attempt in 0..2 {
-            if self.interrupt.load(Ordering::SeqCst) {
-                return Err(OracleError::Interrupted);
-            }
-            for i in 0..self.running.len() {
-                let r = &mut self.running[i];
-                let ending =
-                    if r.started.elapsed() >= self.timeout { Some(Ending::TimedOut) } else { r.child.try_wait().map_err(io_at(&r.dir))?.map(Ending::Exited) };
-                if let Some(ending) = ending {
-                    let r = self.running.remove(i);
-                    let id = r.id;
-                    return Ok(Some((id, self.finish(r, ending))));
-                }
-            }
-            if attempt == 0 && !self.running.is_empty() {
-                let nearest = self.running.iter().map(|r| self.timeout.saturating_sub(r.started.elapsed())).min().unwrap_or(slice);
-                let children: Vec<&std::process::Child> = self.running.iter().map(|r| &r.child).collect();
-                wait_for_exit(&children, nearest.min(slice));
-            }
+        if let Some(done) = self.take_ended()? {
+            return Ok(Some(done));
         }
-        Ok(None)
+        if self.running.is_empty() {
+            return Ok(None);
+        }
+        let nearest = self.running.iter().map(|r| self.timeout.saturating_sub(r.started.elapsed())).min().unwrap_or(slice);
+        let children: Vec<&std::process::Child> = self.running.iter().map(|r| &r.child).collect();
+        wait_for_exit(&children, nearest.min(slice));
+        self.take_ended()
     }
 
     fn cancel(&mut self, id: RunId) {
