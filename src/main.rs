@@ -68,7 +68,7 @@ pub struct ReduceArgs {
     /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed), and
     /// `layout` (the result laid out readably, once at the end); see --list-passes.
     /// Default: all of them.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,identifiers,literals,inline,subtrees,tokens,clang_delta,layout")]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,identifiers,literals,inline,params,subtrees,tokens,clang_delta,layout")]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may

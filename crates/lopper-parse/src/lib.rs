@@ -308,25 +308,55 @@ impl SyntaxChecker {
     fn reparse(&mut self, text: &str) -> Result<tree_sitter::Tree, ParseError> {
         let Checker::TreeSitter { parser, base, tree } = &mut self.0 else { unreachable!("only tree-sitter re-parses") };
         let (old, new) = (base.as_bytes(), text.as_bytes());
-        let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-        let max_suffix = old.len().min(new.len()) - prefix;
-        let suffix = old.iter().rev().zip(new.iter().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
-        let point = |bytes: &[u8], at: usize| {
-            let row = bytes[..at].iter().filter(|&&b| b == b'\n').count();
-            let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-            tree_sitter::Point { row, column: col }
-        };
+        let prefix = common_prefix(old, new);
+        let suffix = common_suffix(&old[prefix..], &new[prefix..]);
+        // Rows and columns: the prefix is shared, so its newlines are counted once.
+        let start = point(old, 0, tree_sitter::Point { row: 0, column: 0 }, prefix);
         let edit = tree_sitter::InputEdit {
             start_byte: prefix,
             old_end_byte: old.len() - suffix,
             new_end_byte: new.len() - suffix,
-            start_position: point(old, prefix),
-            old_end_position: point(old, old.len() - suffix),
-            new_end_position: point(new, new.len() - suffix),
+            start_position: start,
+            old_end_position: point(old, prefix, start, old.len() - suffix),
+            new_end_position: point(new, prefix, start, new.len() - suffix),
         };
         let mut tree = tree.clone();
         tree.edit(&edit);
         parser.parse(text, Some(&tree)).ok_or(ParseError::NoTree)
+    }
+}
+
+/// The length of the longest common prefix of `a` and `b`; compared a block at a time (a
+/// `memcmp` each, not byte by byte): the grammar check's incremental re-parse and the
+/// reducer's local-change keys compare every candidate of a large input with its base.
+pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    i + a[i..n].iter().zip(&b[i..n]).take_while(|(x, y)| x == y).count()
+}
+
+/// The length of the longest common suffix of `a` and `b` (see [`common_prefix`]).
+pub fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut i = 0;
+    while i + BLOCK <= n && a[n - i - BLOCK..n - i] == b[n - i - BLOCK..n - i] {
+        i += BLOCK;
+    }
+    i + a[..n - i].iter().rev().zip(b[..n - i].iter().rev()).take_while(|(x, y)| x == y).count()
+}
+
+/// The row and column of byte `at` of `bytes`, given those of byte `from` (`at >= from`).
+fn point(bytes: &[u8], from: usize, at_from: tree_sitter::Point, at: usize) -> tree_sitter::Point {
+    let between = &bytes[from..at];
+    match between.iter().rposition(|&b| b == b'\n') {
+        Some(last) => tree_sitter::Point { row: at_from.row + between.iter().filter(|&&b| b == b'\n').count(), column: at - (from + last + 1) },
+        None => tree_sitter::Point { row: at_from.row, column: at_from.column + (at - from) },
     }
 }
 

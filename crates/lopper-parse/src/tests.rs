@@ -204,3 +204,24 @@ fn incremental_checker_agrees_with_a_full_parse() {
     assert_eq!(ch.errors("int f(int a) { return }\nint h;\n").unwrap(), f.syntax_errors("int f(int a) { return }\nint h;\n").unwrap());
     assert_eq!(ch.errors("int h;\n").unwrap(), 0);
 }
+
+proptest::proptest! {
+    /// The block-wise prefix and suffix lengths are the byte-wise ones (texts long enough to
+    /// span several blocks, over a small alphabet so that they share long runs).
+    #[test]
+    fn common_prefix_and_suffix_are_the_bytewise_ones(a in "[ab]{0,300}", b in "[ab]{0,300}", shared in "[ab\n]{0,200}") {
+        let (x, y) = (format!("{shared}{a}{shared}"), format!("{shared}{b}{shared}"));
+        let (x, y) = (x.as_bytes(), y.as_bytes());
+        let prefix = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+        let suffix = x.iter().rev().zip(y.iter().rev()).take_while(|(p, q)| p == q).count();
+        proptest::prop_assert_eq!(common_prefix(x, y), prefix);
+        proptest::prop_assert_eq!(common_suffix(x, y), suffix);
+        // Rows and columns counted on from a known point are those counted from the start.
+        let naive = |at: usize| {
+            let row = x[..at].iter().filter(|&&b| b == b'\n').count();
+            tree_sitter::Point { row, column: at - x[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) }
+        };
+        let (from, at) = (prefix.min(x.len()), x.len() - suffix.min(x.len() - prefix.min(x.len())));
+        proptest::prop_assert_eq!(point(x, from, naive(from), at), naive(at));
+    }
+}

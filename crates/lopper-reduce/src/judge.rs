@@ -277,24 +277,29 @@ impl<'a> Judge<'a> {
     /// its token count, and the [`Progress`] hears of it. Counts cover exactly what a sequential
     /// run would have judged, so statistics do not depend on `--jobs`.
     pub(crate) fn first_interesting(&mut self, texts: &[String], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
-        self.first_interesting_as(texts, &[], None, tokens)
+        self.first_interesting_as(texts, &[], Memo::Off, tokens)
     }
 
     /// [`Judge::first_interesting`], each text's tests and acceptance counted for the pass
     /// whose index (see [`Judge::pass_index`]) `passes` gives (the running pass where
     /// `passes` is empty), so a window that spans passes counts as a sequential run would.
-    /// With `local` (the name of the pass that made the texts), a text whose local change
-    /// from the best ([`local_change`]) was not interesting before — in an earlier window,
-    /// or earlier in this one, as a sequential run would have learnt — is presumed not
-    /// interesting and not tested.
+    /// With [`Memo::Presume`] (the name of the pass that made the texts), a text whose local
+    /// change from the best ([`local_change`]) was not interesting before — in an earlier
+    /// window, or earlier in this one, as a sequential run would have learnt — is presumed
+    /// not interesting and not tested; [`Memo::Record`] only learns the rejected changes.
     pub(crate) fn first_interesting_as(
         &mut self,
         texts: &[String],
         passes: &[usize],
-        local: Option<&str>,
+        memo: Memo<'_>,
         tokens: impl FnOnce(usize) -> usize,
     ) -> Result<Option<usize>, OracleError> {
         let pass_of = |i: usize| passes.get(i).copied();
+        let (local, presume) = match memo {
+            Memo::Off => (None, false),
+            Memo::Record(pass) => (Some(pass), false),
+            Memo::Presume(pass) => (Some(pass), true),
+        };
         let locals: Vec<[u8; 32]> = local.map_or_else(Vec::new, |pass| texts.iter().map(|t| local_change(pass, &self.best, t)).collect());
         enum Screen {
             Same,
@@ -308,7 +313,7 @@ impl<'a> Judge<'a> {
         let mut local_in_batch = HashSet::new();
         for (i, t) in texts.iter().enumerate() {
             let h = hash(t);
-            let local = locals.get(i);
+            let local = locals.get(i).filter(|_| presume);
             // Every accepted text is strictly smaller than all later candidates, so only
             // rejections need remembering.
             let s = if *t == self.best {
@@ -325,7 +330,7 @@ impl<'a> Judge<'a> {
                     Screen::Test(errors)
                 }
             };
-            if let Some(k) = local {
+            if let Some(k) = locals.get(i) {
                 local_in_batch.insert(*k);
             }
             screens.push((h, s));
@@ -400,6 +405,18 @@ impl<'a> Judge<'a> {
     }
 }
 
+/// Whether and how [`Judge::first_interesting_as`] uses the memo of local changes that were
+/// not interesting ([`local_change`]), each keyed by the name of the pass that made them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Memo<'p> {
+    /// No memo: every new text is judged, and nothing is learnt.
+    Off,
+    /// Every new text is judged; the local changes of those not interesting are learnt.
+    Record(&'p str),
+    /// A text whose local change is known not to be interesting is presumed so, untested.
+    Presume(&'p str),
+}
+
 /// The CPU time this process has used so far, all threads (`CLOCK_PROCESS_CPUTIME_ID`;
 /// child processes are not part of it).
 pub(crate) fn own_cpu_time() -> std::time::Duration {
@@ -419,8 +436,8 @@ fn hash(text: &str) -> [u8; 32] {
 /// change to the same neighbourhood, though the program elsewhere may differ.
 pub(crate) fn local_change(pass: &str, best: &str, candidate: &str) -> [u8; 32] {
     let (b, c) = (best.as_bytes(), candidate.as_bytes());
-    let prefix = b.iter().zip(c).take_while(|(x, y)| x == y).count();
-    let suffix = b[prefix..].iter().rev().zip(c[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let prefix = lopper_parse::common_prefix(b, c);
+    let suffix = lopper_parse::common_suffix(&b[prefix..], &c[prefix..]);
     // Widen to whole lines, plus one line before and after.
     let start = |s: &[u8]| s[..prefix].iter().rposition(|&x| x == b'\n').map_or(0, |i| s[..i].iter().rposition(|&x| x == b'\n').map_or(0, |j| j + 1));
     let end = |s: &[u8], changed_end: usize| {
@@ -432,9 +449,46 @@ pub(crate) fn local_change(pass: &str, best: &str, candidate: &str) -> [u8; 32] 
             line_end
         }
     };
+    let (before, after) = (&b[start(b)..end(b, b.len() - suffix)], &c[start(c)..end(c, c.len() - suffix)]);
     let mut h = blake3::Hasher::new();
-    for part in [pass.as_bytes(), b"\0", &b[start(b)..end(b, b.len() - suffix)], b"\0", &c[start(c)..end(c, c.len() - suffix)]] {
-        h.update(part);
+    h.update(pass.as_bytes());
+    h.update(b"\0");
+    if pass == crate::passes::PERSES {
+        // Perses runs again after the passes renamed identifiers: the same deletion or
+        // replacement among renamed words is the same local change.
+        let mut names = Vec::new();
+        abstract_words(before, &mut names, &mut h);
+        h.update(b"\0");
+        abstract_words(after, &mut names, &mut h);
+    } else {
+        for part in [before, b"\0", after] {
+            h.update(part);
+        }
     }
     h.finalize().into()
+}
+
+/// Feeds `text` to `h` with every word (a run of ASCII letters, digits and `_` that starts
+/// with a letter or `_`: identifiers and keywords alike) replaced by the number of its
+/// first appearance in `names`, which it extends; other bytes as they are.
+fn abstract_words<'t>(text: &'t [u8], names: &mut Vec<&'t [u8]>, h: &mut blake3::Hasher) {
+    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
+    let mut i = 0;
+    while i < text.len() {
+        if text[i].is_ascii_alphabetic() || text[i] == b'_' {
+            let end = text[i..].iter().position(|&x| !word(x)).map_or(text.len(), |n| i + n);
+            let w = &text[i..end];
+            let n = names.iter().position(|x| *x == w).unwrap_or_else(|| {
+                names.push(w);
+                names.len() - 1
+            });
+            h.update(&[1]);
+            h.update(&(n as u32).to_le_bytes());
+            i = end;
+        } else {
+            let end = text[i..].iter().position(|&x| x.is_ascii_alphabetic() || x == b'_').map_or(text.len(), |n| i + n);
+            h.update(&text[i..end]);
+            i = end;
+        }
+    }
 }

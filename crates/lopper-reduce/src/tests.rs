@@ -131,3 +131,35 @@ fn hdd_deletes_whole_subtrees_level_by_level_and_hdd_star_goes_further() {
     assert_eq!(perses.stats.invalid, 0);
     assert_eq!(Frontend::new(Language::C).unwrap().syntax_errors(&perses.text).unwrap(), 0);
 }
+
+#[test]
+fn perses_changes_are_learnt_first_and_presumed_after_a_renaming() {
+    use crate::judge::{Judge, Memo};
+    use crate::perses::GrammarCheck;
+    let f = Frontend::new(Language::C).unwrap();
+    let mut tested: Vec<String> = Vec::new();
+    let mut oracle = |c: &str| {
+        tested.push(c.to_string());
+        !c.contains("main() { }")
+    };
+    let mut progress = crate::NoProgress;
+    let mut j = Judge::new(&f, "int count;\nint main() { count = 2; }\nint x;\nint y;\n", &mut oracle, GrammarCheck::Reject, &mut progress).unwrap();
+    let (record, presume) = (Memo::Record(crate::passes::PERSES), Memo::Presume(crate::passes::PERSES));
+    // Recording: the deletion is tested, fails, and is learnt.
+    assert_eq!(j.first_interesting_as(&["int count;\nint main() { }\nint x;\nint y;\n".into()], &[], record, |_| 0).unwrap(), None);
+    // A renaming (as the identifiers pass makes) is accepted.
+    assert_eq!(j.first_interesting(&["int a;\nint main() { a = 2; }\nint x;\nint y;\n".into()], |_| 0).unwrap(), Some(0));
+    // Recording presumes nothing: the same deletion among the renamed words is tested again.
+    j.first_interesting_as(&["int a;\nint main() { }\nint x;\nint y;\n".into()], &[], record, |_| 0).unwrap();
+    assert_eq!((j.stats.presumed, j.stats.tests), (0, 3));
+    // Then something changes further away, so the verdict cache cannot answer; presuming,
+    // the same deletion in the same (renamed) neighbourhood is not tested.
+    assert_eq!(j.first_interesting(&["int a;\nint main() { a = 2; }\nint x;\n".into()], |_| 0).unwrap(), Some(0));
+    assert_eq!(j.first_interesting_as(&["int a;\nint main() { }\nint x;\n".into()], &[], presume, |_| 0).unwrap(), None);
+    assert_eq!((j.stats.presumed, j.stats.tests), (1, 4));
+    // Keyed modulo renaming only: another statement deleted there is tested.
+    assert_eq!(j.first_interesting_as(&["int a;\nint main() { a = 2; }\n".into()], &[], presume, |_| 0).unwrap(), Some(0));
+    assert_eq!((j.stats.presumed, j.stats.tests), (1, 5));
+    drop(j);
+    assert_eq!(tested.len(), 5, "{tested:?}");
+}

@@ -15,7 +15,8 @@
 //!
 //! One module per pass: [`identifiers`] and [`literals`] (T-Rec's lexical
 //! canonicalization, Vulcan's identifier replacement), [`inline`] (a short definition
-//! inlined where its name is used), [`subtrees`] (Vulcan's sub-tree
+//! inlined where its name is used), [`params`] (a local declaration moved into the
+//! parameter list), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
 //! out readably, once, after the fixpoint.
@@ -25,6 +26,7 @@ pub mod identifiers;
 pub mod inline;
 pub mod layout;
 pub mod literals;
+pub mod params;
 pub mod subtrees;
 pub mod tokens;
 
@@ -107,7 +109,7 @@ impl<'a> Measure<'a> {
 /// The built-in passes after Perses, in the default order, each with its source. The
 /// renamings come first: the deletions after them then test the renamed program, so a
 /// round that changes nothing finds their candidates in the verdict cache.
-pub const BUILT_IN: [(&str, &str); 5] = [
+pub const BUILT_IN: [(&str, &str); 6] = [
     (
         "identifiers",
         "identifier canonicalization: rename one identifier everywhere to the shortest unused name (T-Rec, TOSEM'24; Vulcan identifier replacement)",
@@ -117,8 +119,12 @@ pub const BUILT_IN: [(&str, &str); 5] = [
         "inline",
         "definition inlining: delete a short definition and put one of its words in place of its name everywhere, e.g. a typedef (C-Vise's replace-simple-typedef and copy-propagation, without the language)",
     ),
+    (
+        "params",
+        "local declaration to parameter: a short declaration of a function's body moves into its parameter list without its `;` (the inverse of C-Vise's param-to-local)",
+    ),
     ("subtrees", "sub-tree replacement: a node becomes the smallest text its expected symbol derives, e.g. an expression `0`, a block `{}` (Vulcan, Xu et al. OOPSLA'23)"),
-    ("tokens", "local exhaustive deletion of 1-4 adjacent tokens and of token pairs within a window, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)"),
+    ("tokens", "local exhaustive deletion of 1-4 adjacent tokens, of token pairs within a window and of the 1st, 3rd and 4th of 4 tokens, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)"),
 ];
 
 /// The name that selects Perses' own passes (list deletion and replacement, Perses §4).
@@ -132,6 +138,7 @@ pub fn create(name: &str) -> Option<Box<dyn Pass>> {
         "identifiers" => Box::new(identifiers::Identifiers::default()),
         "literals" => Box::new(literals::Literals::default()),
         "inline" => Box::new(inline::Inline::default()),
+        "params" => Box::new(params::Params::default()),
         _ => return None,
     })
 }

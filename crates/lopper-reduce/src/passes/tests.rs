@@ -91,6 +91,13 @@ fn a_change_that_failed_in_the_same_neighbourhood_is_not_tested_again() {
     assert_eq!(key("p", "x\n1\n7\n1\ny", "x\n1\n0\n1\ny"), key("p", "z\n1\n7\n1\nw", "z\n1\n0\n1\nw"));
     assert_ne!(key("p", "1\n7\n1", "1\n0\n1"), key("p", "1\n7\n2", "1\n0\n2"));
     assert_ne!(key("p", "1\n7\n1", "1\n0\n1"), key("q", "1\n7\n1", "1\n0\n1"));
+    // Perses' own changes are keyed modulo a consistent renaming of words (the passes
+    // rename between Perses runs), not modulo anything else.
+    let perses = |a: &str, b: &str| key(crate::passes::PERSES, a, b);
+    assert_eq!(perses("int count;\ncount = f(2);\n}", "int count;\n}"), perses("int a;\na = b(2);\n}", "int a;\n}"));
+    assert_ne!(perses("int count;\ncount = f(2);\n}", "int count;\n}"), perses("int a;\nb = c(2);\n}", "int a;\n}"));
+    assert_ne!(perses("int a;\na = b(2);\n}", "int a;\n}"), perses("int a;\na = b(3);\n}", "int a;\n}"));
+    assert_ne!(key("p", "int count;\ncount = 1;", "int count;"), key("p", "int a;\na = 1;", "int a;"));
 }
 
 #[test]
@@ -168,10 +175,18 @@ fn literals_become_zero_one_or_empty() {
 fn tokens_deletes_runs_then_pairs() {
     let js = Frontend::new(Language::JavaScript).unwrap();
     let v = variants(&js, &mut tokens::Tokens::default(), "f((x));\n");
-    // 7 tokens: 4 runs of 4, 5 of 3, 6 of 2, 7 of 1, then pairs 2..=6 apart (5 + 4 + 3 + 2 + 1).
-    assert_eq!(v.len(), 4 + 5 + 6 + 7 + 5 + 4 + 3 + 2 + 1);
+    // 7 tokens: 4 runs of 4, 5 of 3, 6 of 2, 7 of 1, then pairs 2..=6 apart (5 + 4 + 3 + 2 + 1),
+    // then the triples of 4 adjacent tokens that keep the second (4).
+    assert_eq!(v.len(), 4 + 5 + 6 + 7 + 5 + 4 + 3 + 2 + 1 + 4);
     assert_eq!((v[0].as_str(), v[4].as_str()), ("));\n", "x));\n"));
     assert!(v.contains(&"f(x);\n".to_string()), "the parentheses around x as a pair: {v:?}");
+    // The first two triples: `f ( ( x` keeping the first `(`, then `( ( x )` keeping the
+    // second `(`.
+    assert_eq!(&v[v.len() - 4..v.len() - 2], ["());\n", "f();\n"]);
+    // A declaration's type, name and `=` go, its pointer star stays: `int *e = f();` → `* f();`.
+    let c = Frontend::new(Language::C).unwrap();
+    let v = variants(&c, &mut tokens::Tokens::default(), "void g() { int *e = f(); }\n");
+    assert!(v.contains(&"void g() { * f(); }\n".to_string()), "{v:?}");
 }
 
 #[test]
@@ -258,4 +273,38 @@ fn layout_is_tested_once_at_the_end_and_kept_when_interesting() {
     let mut picky = |t: &str| t.contains("int  x=1");
     let out = reduce(&c, src, &mut picky, &opts(&["layout"]), &mut NoProgress).unwrap();
     assert_eq!(out.text, src);
+}
+
+/// The texts of every instance of a pass that offers whole texts.
+fn texts(f: &Frontend, pass: &mut dyn Pass, src: &str) -> Vec<String> {
+    let tree = f.parse(src).unwrap().tree;
+    let cx = Context { best: src, tree: &tree, grammar: f.grammar() };
+    pass.prepare(cx);
+    let mut out = Vec::new();
+    for k in 0.. {
+        match pass.instance(cx, k) {
+            Instance::Exhausted => break,
+            Instance::Text(t) => out.push(t),
+            other => panic!("params offered {other:?}"),
+        }
+    }
+    out
+}
+
+#[test]
+fn params_moves_a_local_declaration_into_the_parameter_list() {
+    let c = Frontend::new(Language::C).unwrap();
+    let v = texts(&c, &mut params::Params::default(), "void a() {\n  T c;\n  c[0] = 0;\n}\n");
+    // `c[0] = 0;` has 7 tokens: more than a declaration's MAX_DECLARATION.
+    assert_eq!(v, ["void a(T c) {\n  \n  c[0] = 0;\n}\n"]);
+    assert_eq!(c.syntax_errors(&v[0]).unwrap(), 0);
+    // After a parameter, with a comma; a block not after `)` offers nothing.
+    let v = texts(&c, &mut params::Params::default(), "int f(int b) { int *x; { int y; } }\n");
+    assert_eq!(v[0], "int f(int b, int *x) {  { int y; } }\n");
+    assert!(v.iter().all(|t| !t.contains("y)")), "{v:?}");
+    // Java, too: the grammar's lists, no language of its own.
+    let java = Frontend::new(Language::Java).unwrap();
+    let v = texts(&java, &mut params::Params::default(), "class A { void m() { int x; x = 1; } }\n");
+    assert_eq!(v[0], "class A { void m(int x) {  x = 1; } }\n");
+    assert_eq!(java.syntax_errors(&v[0]).unwrap(), 0);
 }

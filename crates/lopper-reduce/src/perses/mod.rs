@@ -9,7 +9,7 @@
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing.
 
-use crate::judge::{Judge, Progress, Stats};
+use crate::judge::{Judge, Memo, Progress, Stats};
 use crate::minimize::{Ddmin, ListMinimizer};
 use crate::oracle::{Oracle, OracleError, Verdict};
 use crate::passes;
@@ -155,7 +155,7 @@ pub fn reduce_with_passes(
     progress: &mut dyn Progress,
 ) -> Result<Outcome, ReduceError> {
     let judge = Judge::new(frontend, input, oracle, opts.grammar_check, progress)?;
-    let mut r = Reducer { frontend, g: frontend.grammar(), opts, j: judge, disabled: HashSet::new(), render: RenderOptions::default() };
+    let mut r = Reducer { frontend, g: frontend.grammar(), opts, j: judge, disabled: HashSet::new(), perses_memo: Memo::Off, render: RenderOptions::default() };
     let v = r.j.test_original().map_err(ReduceError::Oracle)?;
     if v != Verdict::Interesting {
         return Err(ReduceError::NotInteresting(v));
@@ -187,6 +187,8 @@ struct Reducer<'a> {
     j: Judge<'a>,
     /// Passes after Perses that failed: reported once, not run again.
     disabled: HashSet<usize>,
+    /// The memo of Perses' own candidates (see [`Self::global_fixpoint`]).
+    perses_memo: Memo<'static>,
     render: RenderOptions,
 }
 
@@ -238,11 +240,18 @@ impl Reducer<'_> {
     /// the other passes change the best. Perses runs again only after a round of passes that
     /// removed tokens: renaming and literal rewrites keep every token and the tree's shape,
     /// and the deletions and replacements Perses already tried fail on the renamed program as
-    /// a rule, so re-trying them would cost tests for nothing. `false` when the best no
-    /// longer parses (nothing more can run on it).
+    /// a rule, so re-trying them would cost tests for nothing. When Perses runs again after
+    /// the passes, a deletion or replacement whose local change (the lines it touches, with
+    /// a line of context) was not interesting in an earlier Perses run is presumed not
+    /// interesting, as for the passes: the first run learns those changes and presumes
+    /// nothing, so Perses' own 1-minimal result is the same as without passes. `false` when
+    /// the best no longer parses (nothing more can run on it).
     fn global_fixpoint(&mut self, mut tree: Tree, after: &mut [Box<dyn passes::Pass>]) -> Result<bool, OracleError> {
         let perses = self.opts.passes.iter().any(|p| p == passes::PERSES);
         let mut perses_due = perses;
+        if !after.is_empty() {
+            self.perses_memo = Memo::Record(passes::PERSES);
+        }
         loop {
             if perses_due {
                 let Some(t) = self.perses_rounds(tree)? else { return Ok(false) };
@@ -253,6 +262,7 @@ impl Reducer<'_> {
                 return Ok(true);
             }
             perses_due = perses && self.j.stats.tokens_after < tokens;
+            self.perses_memo = Memo::Presume(passes::PERSES);
             let Some(t) = self.parse_best() else { return Ok(false) };
             tree = t;
         }
@@ -443,7 +453,7 @@ impl Reducer<'_> {
             self.j.set_pass(p);
         }
         let passes: Vec<usize> = passes.iter().map(|p| self.j.pass_index(p)).collect();
-        let winner = self.j.first_interesting_as(&texts, &passes, None, |i| r.tree.count_tokens(&batch[i]))?;
+        let winner = self.j.first_interesting_as(&texts, &passes, self.perses_memo, |i| r.tree.count_tokens(&batch[i]))?;
         if let Some(i) = winner {
             r.state = batch.into_iter().nth(i).expect("winner is in the batch");
             r.live = r.tree.live(&r.state);

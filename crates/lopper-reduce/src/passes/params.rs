@@ -1,0 +1,77 @@
+//! Local declaration to parameter (the inverse of C-Vise's `param-to-local`, without the
+//! language): a short list element `D` of a block that directly follows a closing `)` — a
+//! statement or declaration of a function's body — is deleted and put, without its final
+//! punctuation token (`;`), at the end of that parameter list. So
+//! `void a() { T c; c[0] = 0; }` becomes `void a(T c) { c[0] = 0; }`: the declaration's
+//! terminator goes, and the variable keeps its type and its uses. What the language does
+//! not accept as a parameter (`if (x) { y = 1; }` → `if (x, y = 1) {}`) is screened out by
+//! the grammar check before any test, as for every pass. Instance `k` is the `k`-th such
+//! element in source order. Variants are whole texts (the parameter is more than one token,
+//! so the reducer counts the variant's tokens by parsing it): a move that only trades the
+//! `;` for a `,` is no smaller and never tested.
+
+use super::{Context, Instance, Pass};
+use lopper_tree::{NodeId, NodeKind};
+use std::collections::HashMap;
+
+/// The largest element, in tokens, that is moved: a declaration, not a whole statement.
+pub const MAX_DECLARATION: u32 = 6;
+
+/// The pass; see the module docs.
+#[derive(Default)]
+pub struct Params {
+    instances: Vec<String>,
+}
+
+impl Pass for Params {
+    fn name(&self) -> &str {
+        "params"
+    }
+
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.instances.clear();
+        let t = cx.tree;
+        let order = t.token_ids();
+        let index: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let first_token = |id: NodeId| t.subtree_token_ids(id).first().map(|f| index[f]);
+        // Visit every list node once, in source order.
+        let mut stack = vec![t.root()];
+        let mut lists = Vec::new();
+        while let Some(n) = stack.pop() {
+            let node = t.node(n);
+            if matches!(node.kind, NodeKind::Star | NodeKind::Plus) {
+                lists.push(n);
+            }
+            stack.extend(node.children.iter().rev().copied());
+        }
+        for list in lists {
+            // The block the list is the body of, and the `)` right before the block.
+            let Some(block) = t.node(list).parent else { continue };
+            let Some(close) = first_token(block).and_then(|i| i.checked_sub(1)) else { continue };
+            if t.token_text(order[close]) != ")" {
+                continue;
+            }
+            let empty = close > 0 && t.token_text(order[close - 1]) == "(";
+            for &d in &t.node(list).children {
+                let tokens = t.subtree_token_ids(d);
+                if t.node(d).tokens < 2 || t.node(d).tokens > MAX_DECLARATION {
+                    continue;
+                }
+                // Without a final punctuation token (a terminator such as `;`).
+                let last = t.token_text(tokens[tokens.len() - 1]);
+                let keep = if last.chars().any(|c| c.is_alphanumeric() || c == '_') { tokens } else { &tokens[..tokens.len() - 1] };
+                let span =
+                    |a: NodeId, b: NodeId| t.node(a).text.as_ref().map_or(0, |r| r.start as usize)..t.node(b).text.as_ref().map_or(0, |r| r.end as usize);
+                let (parameter, moved) = (span(keep[0], keep[keep.len() - 1]), span(tokens[0], tokens[tokens.len() - 1]));
+                let at = span(order[close], order[close]).start;
+                let src = t.source();
+                let comma = if empty { "" } else { ", " };
+                self.instances.push(format!("{}{comma}{}{}{}", &src[..at], &src[parameter], &src[at..moved.start], &src[moved.end..]));
+            }
+        }
+    }
+
+    fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
+        self.instances.get(k).map_or(Instance::Exhausted, |text| Instance::Text(text.clone()))
+    }
+}
