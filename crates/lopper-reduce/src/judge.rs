@@ -283,7 +283,7 @@ impl<'a> Judge<'a> {
     /// [`Judge::first_interesting`], each text's tests and acceptance counted for the pass
     /// whose index (see [`Judge::pass_index`]) `passes` gives (the running pass where
     /// `passes` is empty), so a window that spans passes counts as a sequential run would.
-    /// With [`Memo::Presume`] (the name of the pass that made the texts), a text whose local
+    /// With [`Memo::Presume`] (keyed by the pass that made the texts), a text whose local
     /// change from the best ([`local_change`]) was not interesting before — in an earlier
     /// window, or earlier in this one, as a sequential run would have learnt — is presumed
     /// not interesting and not tested; [`Memo::Record`] only learns the rejected changes.
@@ -297,10 +297,10 @@ impl<'a> Judge<'a> {
         let pass_of = |i: usize| passes.get(i).copied();
         let (local, presume) = match memo {
             Memo::Off => (None, false),
-            Memo::Record(pass) => (Some(pass), false),
-            Memo::Presume(pass) => (Some(pass), true),
+            Memo::Record(key) => (Some(key), false),
+            Memo::Presume(key) => (Some(key), true),
         };
-        let locals: Vec<[u8; 32]> = local.map_or_else(Vec::new, |pass| texts.iter().map(|t| local_change(pass, &self.best, t)).collect());
+        let locals: Vec<[u8; 32]> = local.map_or_else(Vec::new, |key| texts.iter().map(|t| local_change(key, &self.best, t)).collect());
         enum Screen {
             Same,
             Cached,
@@ -406,15 +406,26 @@ impl<'a> Judge<'a> {
 }
 
 /// Whether and how [`Judge::first_interesting_as`] uses the memo of local changes that were
-/// not interesting ([`local_change`]), each keyed by the name of the pass that made them.
+/// not interesting ([`local_change`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Memo<'p> {
     /// No memo: every new text is judged, and nothing is learnt.
     Off,
     /// Every new text is judged; the local changes of those not interesting are learnt.
-    Record(&'p str),
+    Record(LocalKey<'p>),
     /// A text whose local change is known not to be interesting is presumed so, untested.
-    Presume(&'p str),
+    Presume(LocalKey<'p>),
+}
+
+/// How the local changes of one pass are keyed (see [`local_change`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LocalKey<'p> {
+    /// The pass that made the changes.
+    pub pass: &'p str,
+    /// Key modulo a consistent renaming of words: for passes that only delete, replace or
+    /// move text (Perses, sub-trees, tokens), whose failed changes stay failed after the
+    /// identifier pass renamed the program; not for passes whose change is a renaming.
+    pub modulo_words: bool,
 }
 
 /// The CPU time this process has used so far, all threads (`CLOCK_PROCESS_CPUTIME_ID`;
@@ -430,11 +441,12 @@ fn hash(text: &str) -> [u8; 32] {
     blake3::hash(text.as_bytes()).into()
 }
 
-/// A key for the change from `best` to `candidate` made by `pass`, local to the lines it
+/// A key for the change from `best` to `candidate` made by `key.pass`, local to the lines it
 /// touches: the pass, the changed lines with one line of context either side as they were,
-/// and what they became. Two candidates of different rounds with the same key make the same
+/// and what they became (with `key.modulo_words`, each word as the number of its first
+/// appearance there). Two candidates of different rounds with the same key make the same
 /// change to the same neighbourhood, though the program elsewhere may differ.
-pub(crate) fn local_change(pass: &str, best: &str, candidate: &str) -> [u8; 32] {
+pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u8; 32] {
     let (b, c) = (best.as_bytes(), candidate.as_bytes());
     let prefix = lopper_parse::common_prefix(b, c);
     let suffix = lopper_parse::common_suffix(&b[prefix..], &c[prefix..]);
@@ -451,11 +463,9 @@ pub(crate) fn local_change(pass: &str, best: &str, candidate: &str) -> [u8; 32] 
     };
     let (before, after) = (&b[start(b)..end(b, b.len() - suffix)], &c[start(c)..end(c, c.len() - suffix)]);
     let mut h = blake3::Hasher::new();
-    h.update(pass.as_bytes());
+    h.update(key.pass.as_bytes());
     h.update(b"\0");
-    if pass == crate::passes::PERSES {
-        // Perses runs again after the passes renamed identifiers: the same deletion or
-        // replacement among renamed words is the same local change.
+    if key.modulo_words {
         let mut names = Vec::new();
         abstract_words(before, &mut names, &mut h);
         h.update(b"\0");

@@ -144,7 +144,8 @@ fn perses_changes_are_learnt_first_and_presumed_after_a_renaming() {
     };
     let mut progress = crate::NoProgress;
     let mut j = Judge::new(&f, "int count;\nint main() { count = 2; }\nint x;\nint y;\n", &mut oracle, GrammarCheck::Reject, &mut progress).unwrap();
-    let (record, presume) = (Memo::Record(crate::passes::PERSES), Memo::Presume(crate::passes::PERSES));
+    let key = crate::judge::LocalKey { pass: crate::passes::PERSES, modulo_words: true };
+    let (record, presume) = (Memo::Record(key), Memo::Presume(key));
     // Recording: the deletion is tested, fails, and is learnt.
     assert_eq!(j.first_interesting_as(&["int count;\nint main() { }\nint x;\nint y;\n".into()], &[], record, |_| 0).unwrap(), None);
     // A renaming (as the identifiers pass makes) is accepted.

@@ -79,6 +79,14 @@ pub trait Pass {
         false
     }
 
+    /// Whether every variant only deletes, replaces or moves text (no word renamed or
+    /// rewritten), so that a change that failed is keyed modulo a renaming of words and
+    /// still presumed to fail after the identifier pass renamed the program (see the
+    /// reducer's memo of local changes). `false` unless a pass says so.
+    fn keeps_words(&self) -> bool {
+        false
+    }
+
     /// Seconds this pass has spent so far waiting for processes it ran (an external
     /// command), which the reducer counts apart from tests and from its own work.
     fn process_seconds(&self) -> f64 {

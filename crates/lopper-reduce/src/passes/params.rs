@@ -28,6 +28,10 @@ impl Pass for Params {
         "params"
     }
 
+    fn keeps_words(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, cx: Context<'_>) {
         self.instances.clear();
         let t = cx.tree;

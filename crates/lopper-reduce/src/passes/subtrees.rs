@@ -75,6 +75,10 @@ impl Pass for Subtrees {
         "subtrees"
     }
 
+    fn keeps_words(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, cx: Context<'_>) {
         self.instances.clear();
         let min = minimal(cx);

@@ -52,6 +52,10 @@ impl Pass for Tokens {
         "tokens"
     }
 
+    fn keeps_words(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, cx: Context<'_>) {
         self.tokens = cx.tree.token_ids().to_vec();
     }

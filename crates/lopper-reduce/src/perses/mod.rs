@@ -9,7 +9,7 @@
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing.
 
-use crate::judge::{Judge, Memo, Progress, Stats};
+use crate::judge::{Judge, LocalKey, Memo, Progress, Stats};
 use crate::minimize::{Ddmin, ListMinimizer};
 use crate::oracle::{Oracle, OracleError, Verdict};
 use crate::passes;
@@ -18,6 +18,9 @@ use lopper_parse::{Frontend, ParseError};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions, Tree};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet, VecDeque};
+
+/// How Perses' own deletions and replacements are keyed in the memo of local changes.
+const PERSES_KEY: LocalKey<'static> = LocalKey { pass: passes::PERSES, modulo_words: true };
 
 /// Reducer settings.
 #[derive(Clone, Debug)]
@@ -250,7 +253,7 @@ impl Reducer<'_> {
         let perses = self.opts.passes.iter().any(|p| p == passes::PERSES);
         let mut perses_due = perses;
         if !after.is_empty() {
-            self.perses_memo = Memo::Record(passes::PERSES);
+            self.perses_memo = Memo::Record(PERSES_KEY);
         }
         loop {
             if perses_due {
@@ -262,7 +265,7 @@ impl Reducer<'_> {
                 return Ok(true);
             }
             perses_due = perses && self.j.stats.tokens_after < tokens;
-            self.perses_memo = Memo::Presume(passes::PERSES);
+            self.perses_memo = Memo::Presume(PERSES_KEY);
             let Some(t) = self.parse_best() else { return Ok(false) };
             tree = t;
         }

@@ -1,7 +1,7 @@
 //! The scheduler of the passes after Perses: Regehr's semantics over the shared judge.
 
 use super::Reducer;
-use crate::judge::Memo;
+use crate::judge::{LocalKey, Memo};
 use crate::oracle::OracleError;
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_tree::Tree;
@@ -67,7 +67,10 @@ impl Reducer<'_> {
                 if texts.is_empty() {
                     break;
                 }
-                match self.j.first_interesting_as(&texts, &[], Memo::Presume(pass.name()), |w| tokens[w])? {
+                match self
+                    .j
+                    .first_interesting_as(&texts, &[], Memo::Presume(LocalKey { pass: pass.name(), modulo_words: pass.keeps_words() }), |w| tokens[w])?
+                {
                     Some(w) => {
                         changed = true;
                         k = ks[w];
