@@ -95,6 +95,44 @@ impl EditSet {
     }
 }
 
+/// An edit set looked up by node during a walk: a bit per node says which nodes have an
+/// edit, so the walk over a large tree asks the ordered map only at edited nodes (the
+/// reducer's states hold hundreds of deletions, and every node of every candidate is
+/// visited).
+struct EditIndex<'e> {
+    edits: &'e EditSet,
+    /// One bit per node id; empty when the set is small enough to ask the map directly.
+    marked: Vec<u64>,
+}
+
+impl<'e> EditIndex<'e> {
+    /// Below this many edits the map is asked directly.
+    const SMALL: usize = 8;
+
+    fn new(edits: &'e EditSet, nodes: usize) -> EditIndex<'e> {
+        let mut marked = Vec::new();
+        if edits.len() > Self::SMALL {
+            marked = vec![0u64; nodes.div_ceil(64)];
+            for id in edits.0.keys() {
+                if let Some(word) = marked.get_mut(id.0 as usize / 64) {
+                    *word |= 1 << (id.0 % 64);
+                }
+            }
+        }
+        EditIndex { edits, marked }
+    }
+
+    fn get(&self, id: NodeId) -> Option<&'e Edit> {
+        if self.edits.0.is_empty() {
+            return None;
+        }
+        if !self.marked.is_empty() && self.marked.get(id.0 as usize / 64).is_none_or(|w| w & (1 << (id.0 % 64)) == 0) {
+            return None;
+        }
+        self.edits.0.get(&id)
+    }
+}
+
 /// How to render.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RenderOptions {
@@ -261,11 +299,16 @@ impl Tree {
     /// Visits, in pre-order, the nodes that are part of the program under `edits`: a
     /// deleted node is skipped with its subtree; a replaced node is visited as the node
     /// that replaces it. `f` returns whether to descend into the node's children.
-    pub fn walk(&self, edits: &EditSet, mut f: impl FnMut(NodeId) -> bool) {
+    pub fn walk(&self, edits: &EditSet, f: impl FnMut(NodeId) -> bool) {
+        self.walk_indexed(&EditIndex::new(edits, self.nodes.len()), f);
+    }
+
+    /// [`Tree::walk`] with the edits already indexed.
+    fn walk_indexed(&self, edits: &EditIndex<'_>, mut f: impl FnMut(NodeId) -> bool) {
         let mut stack = vec![self.root];
         while let Some(mut n) = stack.pop() {
             loop {
-                match edits.0.get(&n) {
+                match edits.get(n) {
                     Some(Edit::Delete) => break,
                     Some(Edit::Replace(d)) => n = *d,
                     Some(Edit::Text(_)) | None => {
@@ -317,9 +360,10 @@ impl Tree {
         let nl = self.line_break();
         let mut last: Option<u32> = None;
         let mut last_edited = false;
-        self.walk(edits, |id| {
+        let index = EditIndex::new(edits, self.nodes.len());
+        self.walk_indexed(&index, |id| {
             let Some(r) = &self.node(id).text else { return true };
-            let (text, edited) = match edits.0.get(&id) {
+            let (text, edited) = match index.get(id) {
                 Some(Edit::Text(t)) => (t.as_str(), true),
                 _ => (&self.source[r.start as usize..r.end as usize], false),
             };

@@ -135,3 +135,36 @@ fn crlf_sources_get_crlf_line_breaks_only() {
         assert!(!out.replace("\r\n", "").contains('\n'), "a bare LF: {out:?}");
     }
 }
+
+#[test]
+fn many_edits_are_looked_up_as_few() {
+    // `x0 x1 … x39 ;`: a star of 40 one-token elements. Deleting every odd one (20 edits:
+    // past the index's small-set limit), renaming one kept token and replacing none.
+    let src: String = (0..40).map(|i| format!("x{i} ")).collect::<String>() + ";";
+    let mut b = TreeBuilder::new(src.clone());
+    let mut at = 0;
+    let mut elements = Vec::new();
+    for i in 0..40 {
+        let len = format!("x{i}").len();
+        let tok = b.token(None, None, at..at + len);
+        elements.push(b.node(NodeKind::Regular, None, None, vec![tok]));
+        at += len + 1;
+    }
+    let star = b.node(NodeKind::Star, None, None, elements.clone());
+    let semi = b.token(None, None, at..at + 1);
+    let root = b.node(NodeKind::Regular, None, None, vec![star, semi]);
+    let t = b.finish(root);
+    let mut e = EditSet::default();
+    for (i, &el) in elements.iter().enumerate() {
+        if i % 2 == 1 {
+            e = e.with(el, Edit::Delete);
+        }
+    }
+    let renamed = t.node(elements[38]).children[0];
+    e = e.with(renamed, Edit::Text("y".into()));
+    let expected: String = (0..40).step_by(2).map(|i| if i == 38 { "y ".to_string() } else { format!("x{i} ") }).collect::<String>() + ";";
+    assert_eq!(t.render(&e, RenderOptions::default()), expected);
+    assert_eq!(t.count_tokens(&e), 21);
+    let live = t.live(&e);
+    assert!(elements.iter().enumerate().all(|(i, el)| live[el.0 as usize] == (i % 2 == 0)));
+}
