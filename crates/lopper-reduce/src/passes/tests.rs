@@ -20,6 +20,7 @@ fn variants(f: &Frontend, pass: &mut dyn Pass, src: &str) -> Vec<String> {
             Instance::Exhausted => break,
             Instance::Skip => {}
             Instance::Variant(e) => out.push(tree.render(&e, RenderOptions::default())),
+            Instance::Text(t) => out.push(t),
             other => panic!("a built-in pass offered {other:?}"),
         }
     }
@@ -275,42 +276,26 @@ fn layout_is_tested_once_at_the_end_and_kept_when_interesting() {
     assert_eq!(out.text, src);
 }
 
-/// The texts of every instance of a pass that offers whole texts.
-fn texts(f: &Frontend, pass: &mut dyn Pass, src: &str) -> Vec<String> {
-    let tree = f.parse(src).unwrap().tree;
-    let cx = Context { best: src, tree: &tree, grammar: f.grammar() };
-    pass.prepare(cx);
-    let mut out = Vec::new();
-    for k in 0.. {
-        match pass.instance(cx, k) {
-            Instance::Exhausted => break,
-            Instance::Text(t) => out.push(t),
-            other => panic!("params offered {other:?}"),
-        }
-    }
-    out
-}
-
 #[test]
 fn params_moves_a_local_declaration_into_the_parameter_list() {
     let c = Frontend::new(Language::C).unwrap();
-    let v = texts(&c, &mut params::Params::default(), "void a() {\n  T c;\n  c[0] = 0;\n}\n");
+    let v = variants(&c, &mut params::Params::default(), "void a() {\n  T c;\n  c[0] = 0;\n}\n");
     // `c[0] = 0;` has 7 tokens: more than a declaration's MAX_DECLARATION.
     assert_eq!(v, ["void a(T c) {\n  \n  c[0] = 0;\n}\n"]);
     assert_eq!(c.syntax_errors(&v[0]).unwrap(), 0);
     // After a parameter, with a comma; a block not after `)` offers nothing.
-    let v = texts(&c, &mut params::Params::default(), "int f(int b) { int *x; { int y; } }\n");
+    let v = variants(&c, &mut params::Params::default(), "int f(int b) { int *x; { int y; } }\n");
     assert_eq!(v[0], "int f(int b, int *x) {  { int y; } }\n");
     assert!(v.iter().all(|t| !t.contains("y)")), "{v:?}");
     // Java, too: the grammar's lists, no language of its own.
     let java = Frontend::new(Language::Java).unwrap();
-    let v = texts(&java, &mut params::Params::default(), "class A { void m() { int x; x = 1; } }\n");
+    let v = variants(&java, &mut params::Params::default(), "class A { void m() { int x; x = 1; } }\n");
     assert_eq!(v[0], "class A { void m(int x) {  x = 1; } }\n");
     assert_eq!(java.syntax_errors(&v[0]).unwrap(), 0);
     // JavaScript takes no `let` in a parameter list: the variant is offered, and the grammar
     // screen (no new syntax errors) keeps it from any test.
     let js = Frontend::new(Language::JavaScript).unwrap();
-    let v = texts(&js, &mut params::Params::default(), "function f() { let x; x = 1; }\n");
+    let v = variants(&js, &mut params::Params::default(), "function f() { let x; x = 1; }\n");
     assert_eq!(v[0], "function f(let x) {  x = 1; }\n");
     assert!(js.syntax_errors(&v[0]).unwrap() > 0);
 }
