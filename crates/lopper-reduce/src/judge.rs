@@ -24,8 +24,9 @@ pub struct Stats {
     pub tests: usize,
     /// Candidates answered from the verdict cache (same text seen before).
     pub cache_hits: usize,
-    /// Candidates of the passes after Perses skipped untested because the same local change
-    /// (the same lines before and after it) was not interesting in an earlier round.
+    /// Candidates skipped untested because the same local change (the same lines before and
+    /// after it, see `local_change`) was not interesting in an earlier round: the passes'
+    /// candidates, and Perses' own once it runs again after the passes.
     pub presumed: usize,
     /// Candidates answered from the persistent verdict cache (judged by an earlier run):
     /// neither tests nor in-run cache hits.
