@@ -9,7 +9,7 @@
 use crate::oracle::{Oracle, OracleError, Verdict};
 use crate::perses::GrammarCheck;
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 /// Counts of one reduction. Times are wall-clock seconds. Serialized as the `--stats` JSON
@@ -467,7 +467,7 @@ pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u
     h.update(key.pass.as_bytes());
     h.update(b"\0");
     if key.modulo_words {
-        let mut names = Vec::new();
+        let mut names = HashMap::new();
         abstract_words(before, &mut names, &mut h);
         h.update(b"\0");
         abstract_words(after, &mut names, &mut h);
@@ -482,19 +482,17 @@ pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u
 /// Feeds `text` to `h` with every word (a run of ASCII letters, digits and `_` that starts
 /// with a letter or `_`: identifiers and keywords alike) replaced by the number of its
 /// first appearance in `names`, which it extends; other bytes as they are.
-fn abstract_words<'t>(text: &'t [u8], names: &mut Vec<&'t [u8]>, h: &mut blake3::Hasher) {
+fn abstract_words<'t>(text: &'t [u8], names: &mut HashMap<&'t [u8], u32>, h: &mut blake3::Hasher) {
     let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
     let mut i = 0;
     while i < text.len() {
         if text[i].is_ascii_alphabetic() || text[i] == b'_' {
             let end = text[i..].iter().position(|&x| !word(x)).map_or(text.len(), |n| i + n);
             let w = &text[i..end];
-            let n = names.iter().position(|x| *x == w).unwrap_or_else(|| {
-                names.push(w);
-                names.len() - 1
-            });
+            let next = names.len() as u32;
+            let n = *names.entry(w).or_insert(next);
             h.update(&[1]);
-            h.update(&(n as u32).to_le_bytes());
+            h.update(&n.to_le_bytes());
             i = end;
         } else {
             let end = text[i..].iter().position(|&x| x.is_ascii_alphabetic() || x == b'_').map_or(text.len(), |n| i + n);
