@@ -263,6 +263,11 @@ impl Tree {
         &self.token_order
     }
 
+    /// The position of token node `id` in [`Tree::token_ids`]; `None` for inner nodes.
+    pub fn token_position(&self, id: NodeId) -> Option<usize> {
+        self.token_index.get(id.0 as usize).filter(|&&i| i != u32::MAX).map(|&i| i as usize)
+    }
+
     /// The token nodes of `id`'s subtree, in source order (a slice of [`Tree::token_ids`]:
     /// a subtree's tokens are contiguous).
     pub fn subtree_token_ids(&self, id: NodeId) -> &[NodeId] {
@@ -274,7 +279,7 @@ impl Tree {
                 None => return &[],
             }
         }
-        let start = self.token_index[n.0 as usize] as usize;
+        let start = self.token_position(n).expect("a token node has a position");
         &self.token_order[start..start + len]
     }
 

@@ -11,8 +11,7 @@
 //! `;` for a `,` is no smaller and never tested.
 
 use super::{Context, Instance, Pass};
-use lopper_tree::{NodeId, NodeKind};
-use std::collections::HashMap;
+use lopper_tree::{EditSet, NodeId, NodeKind};
 
 /// The largest element, in tokens, that is moved: a declaration, not a whole statement.
 pub const MAX_DECLARATION: u32 = 6;
@@ -36,18 +35,15 @@ impl Pass for Params {
         self.instances.clear();
         let t = cx.tree;
         let order = t.token_ids();
-        let index: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-        let first_token = |id: NodeId| t.subtree_token_ids(id).first().map(|f| index[f]);
-        // Visit every list node once, in source order.
-        let mut stack = vec![t.root()];
+        let first_token = |id: NodeId| t.subtree_token_ids(id).first().and_then(|&f| t.token_position(f));
+        // Every list node, in source order.
         let mut lists = Vec::new();
-        while let Some(n) = stack.pop() {
-            let node = t.node(n);
-            if matches!(node.kind, NodeKind::Star | NodeKind::Plus) {
+        t.walk(&EditSet::default(), |n| {
+            if matches!(t.node(n).kind, NodeKind::Star | NodeKind::Plus) {
                 lists.push(n);
             }
-            stack.extend(node.children.iter().rev().copied());
-        }
+            true
+        });
         for list in lists {
             // The block the list is the body of, and the `)` right before the block.
             let Some(block) = t.node(list).parent else { continue };
