@@ -188,7 +188,15 @@ impl Reduction {
         // once, so a slot that frees starts the next candidate at once instead of idling
         // until the whole batch is judged; the result and counts do not depend on it.
         let lookahead = if jobs > 1 { jobs * LOOKAHEAD } else { 1 };
-        let options = Options { fixpoint: !a.no_fixpoint, grammar_check, algorithm: a.algorithm, jobs: lookahead, passes: a.passes, ..Options::default() };
+        let options = Options {
+            fixpoint: !a.no_fixpoint,
+            grammar_check,
+            algorithm: a.algorithm,
+            minimizer: a.minimizer,
+            jobs: lookahead,
+            passes: a.passes,
+            ..Options::default()
+        };
         let verbosity = match (a.quiet, a.verbose) {
             (true, _) => Verbosity::Quiet,
             (false, true) => Verbosity::Verbose,

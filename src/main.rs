@@ -135,6 +135,10 @@ pub struct ReduceArgs {
     /// hdd-fixpoint); see --list-algorithms.
     #[arg(long, default_value = "perses", value_parser = parse_algorithm)]
     pub algorithm: lopper_reduce::Algorithm,
+    /// The list minimizer of Perses' list deletion and of the ddmin baselines: ddmin
+    /// (Zeller & Hildebrandt 2002) or probdd (Wang et al. 2021); see --list-algorithms.
+    #[arg(long, default_value = "ddmin", value_parser = parse_minimizer)]
+    pub minimizer: &'static dyn lopper_reduce::minimize::ListMinimizer,
     /// Stop after one round instead of repeating until a round removes nothing.
     #[arg(long)]
     pub no_fixpoint: bool,
@@ -159,6 +163,15 @@ pub struct ReduceArgs {
     /// candidate) and, without a terminal, a log line for every new best program.
     #[arg(short, long)]
     pub verbose: bool,
+}
+
+/// Parses a `--minimizer` name.
+fn parse_minimizer(name: &str) -> Result<&'static dyn lopper_reduce::minimize::ListMinimizer, String> {
+    lopper_reduce::minimize::ALL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, m)| *m)
+        .ok_or_else(|| format!("unknown minimizer `{name}` (known: {})", lopper_reduce::minimize::ALL.map(|(n, _)| n).join(", ")))
 }
 
 /// Parses an `--algorithm` name (the names `--list-algorithms` prints).
@@ -354,6 +367,10 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     if a.list_algorithms {
         for (_, name, about) in lopper_reduce::Algorithm::ALL {
             println!("{name:14} {about}");
+        }
+        println!("\nList minimizers (--minimizer):");
+        for (name, m) in lopper_reduce::minimize::ALL {
+            println!("{name:14} {}", m.name());
         }
         return Ok(());
     }

@@ -103,3 +103,27 @@ fn the_default_pipeline_ends_smaller_than_perses_alone() {
     }
     assert!(s2["passes"]["identifiers"]["accepted"].as_u64().unwrap() > 0, "{}", s2["passes"]);
 }
+
+#[test]
+fn probdd_reduces_the_example_the_same_with_one_or_two_jobs() {
+    require_tool("gcc");
+    let mut outs = Vec::new();
+    for jobs in ["1", "2"] {
+        let case = Case::new("program.c", EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"));
+        let stats = case.path("stats.json");
+        let out = case.lopper(&["-q", "-j", jobs, "--passes", "perses", "--minimizer", "probdd", "--stats", stats.to_str().unwrap()]);
+        assert_exit(&out, 0);
+        let reduced = fs::read_to_string(&case.program).unwrap();
+        assert!(case.passes(&case.program), "the result must still be interesting:\n{reduced}");
+        assert_eq!(lopper_parse::Frontend::new(Language::C).unwrap().syntax_errors(&reduced).unwrap(), 0, "{reduced}");
+        // Measured: 507 -> 45 tokens, as with ddmin.
+        assert!(tokens(Language::C, &reduced) <= 50, "{reduced}");
+        let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+        outs.push((reduced, s["tests"].clone(), s["candidates"].clone()));
+    }
+    assert_eq!(outs[0], outs[1]);
+    let case = Case::new("program.c", EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"));
+    let out = case.lopper(&["--minimizer", "wdd"]);
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown minimizer `wdd` (known: ddmin, probdd)"), "{}", String::from_utf8_lossy(&out.stderr));
+}

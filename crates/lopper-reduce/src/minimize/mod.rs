@@ -6,6 +6,7 @@
 //! counts) and a test that judges candidate sublists in order; it never sees the tree.
 
 pub mod ddmin;
+pub mod probdd;
 
 use crate::oracle::OracleError;
 
@@ -43,3 +44,22 @@ impl ListMinimizer for Ddmin {
         ddmin::ddmin_or_empty((0..weights.len()).collect(), may_empty, lookahead, first)
     }
 }
+
+/// ProbDD (Wang et al., ESEC/FSE 2021; see [`probdd`]): subsets chosen by each element's
+/// probability of being needed, updated by Bayes' rule after a failed removal; it does not
+/// use the weights.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProbDd;
+
+impl ListMinimizer for ProbDd {
+    fn name(&self) -> &'static str {
+        "ProbDD (Wang et al., ESEC/FSE 2021, Algorithm 1; p0 = 0.1)"
+    }
+
+    fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
+        probdd::probdd(weights.len(), may_empty, lookahead, first)
+    }
+}
+
+/// Every list minimizer with its name on the command line (`--minimizer`).
+pub const ALL: [(&str, &dyn ListMinimizer); 2] = [("ddmin", &Ddmin), ("probdd", &ProbDd)];
