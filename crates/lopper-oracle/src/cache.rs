@@ -9,7 +9,7 @@
 //! recently used go first). Time-outs are not stored (a longer limit may decide them). A
 //! store that cannot be opened or read is reported once and then left alone: never fatal.
 
-use super::{Criteria, Oracle, OracleError, TestCommand, Verdict};
+use super::{Criteria, Oracle, OracleError, Screened, TestCommand, Verdict};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -113,30 +113,9 @@ impl<'a> PersistentCache<'a> {
         self.warning.as_deref()
     }
 
-    fn key(&self, candidate: &str) -> [u8; 32] {
-        let mut h = blake3::Hasher::new();
-        h.update(&self.identity.0);
-        h.update(blake3::hash(candidate.as_bytes()).as_bytes());
-        *h.finalize().as_bytes()
-    }
-
     /// Turns the store off after an error, keeping the first reason.
     fn fail(&mut self, e: rusqlite::Error) {
-        tracing::warn!(path = %self.path.display(), error = %e, "verdict cache disabled");
-        self.warning.get_or_insert_with(|| format!("the verdict cache {} failed ({e}); going on without it", self.path.display()));
-        self.db = None;
-    }
-
-    fn lookup(&mut self, key: &[u8; 32]) -> Option<Verdict> {
-        let db = self.db.as_ref()?;
-        let found = db.query_row("SELECT interesting FROM verdicts WHERE key = ?1", params![&key[..]], |r| r.get::<_, bool>(0)).optional();
-        match found {
-            Ok(v) => v.map(|yes| if yes { Verdict::Interesting } else { Verdict::NotInteresting }),
-            Err(e) => {
-                self.fail(e);
-                None
-            }
-        }
+        fail(&mut self.db, &self.path, &mut self.warning, e);
     }
 
     fn store(&mut self, found: &[([u8; 32], Verdict)], used: &[[u8; 32]]) {
@@ -169,42 +148,69 @@ impl Oracle for PersistentCache<'_> {
         Ok(self.first_interesting_remembered(candidates)?.into_iter().map(|(v, _)| v).collect())
     }
 
-    fn first_interesting_remembered(&mut self, candidates: &[&str]) -> Result<Vec<(Verdict, bool)>, OracleError> {
-        let keys: Vec<[u8; 32]> = candidates.iter().map(|c| self.key(c)).collect();
-        let known: Vec<Option<Verdict>> = keys.iter().map(|k| self.lookup(k)).collect();
-        // Only the unknown candidates before the first remembered interesting one need runs.
-        let stop = known.iter().position(|v| *v == Some(Verdict::Interesting)).unwrap_or(candidates.len());
-        let unknown: Vec<usize> = (0..stop).filter(|&i| known[i].is_none()).collect();
-        let ran = if unknown.is_empty() {
-            Vec::new()
-        } else {
-            self.inner.first_interesting_remembered(&unknown.iter().map(|&i| candidates[i]).collect::<Vec<_>>())?
-        };
-        let mut out = Vec::new();
-        let (mut found, mut used) = (Vec::new(), Vec::new());
-        let mut ran_iter = ran.iter().zip(&unknown);
-        for (i, k) in keys.iter().enumerate() {
-            let (v, remembered) = match known[i] {
-                Some(v) => {
-                    used.push(*k);
-                    (v, true)
-                }
-                None => match ran_iter.next() {
-                    Some((&(v, inner_remembered), _)) => {
-                        found.push((*k, v));
-                        (v, inner_remembered)
-                    }
-                    // The inner oracle stopped at an interesting one before this.
-                    None => break,
-                },
-            };
-            out.push((v, remembered));
-            if v == Verdict::Interesting {
-                break;
+    /// Each candidate the caller's screen admits is looked up first; only the unknown ones
+    /// go to the inner oracle, and after a remembered interesting one nothing more does.
+    fn first_interesting_screened(
+        &mut self,
+        candidates: &[&str],
+        screen: &mut dyn FnMut(usize) -> Screened,
+    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
+        let mut remembered: Vec<(usize, Verdict, [u8; 32])> = Vec::new();
+        let mut keys: Vec<Option<[u8; 32]>> = vec![None; candidates.len()];
+        let mut answered = false;
+        let PersistentCache { inner, db, path, identity, warning, .. } = self;
+        let ran = inner.first_interesting_screened(candidates, &mut |i| {
+            if answered || screen(i) == Screened::Skip {
+                return Screened::Skip;
             }
+            let key = key_of(identity, candidates[i]);
+            keys[i] = Some(key);
+            match lookup(db, path, warning, &key) {
+                Some(v) => {
+                    remembered.push((i, v, key));
+                    answered = v == Verdict::Interesting;
+                    Screened::Skip
+                }
+                None => Screened::Run,
+            }
+        });
+        let ran = ran?;
+        let mut out: Vec<(usize, Verdict, bool)> = ran.iter().copied().chain(remembered.iter().map(|&(i, v, _)| (i, v, true))).collect();
+        out.sort_by_key(|e| e.0);
+        if let Some(w) = out.iter().position(|e| e.1 == Verdict::Interesting) {
+            out.truncate(w + 1);
         }
-        self.remembered += out.iter().filter(|(_, r)| *r).count();
+        let found: Vec<([u8; 32], Verdict)> = out.iter().filter(|e| !e.2).map(|e| (keys[e.0].expect("judged candidates were looked up"), e.1)).collect();
+        let used: Vec<[u8; 32]> = out.iter().filter(|e| e.2).map(|e| keys[e.0].expect("remembered candidates were looked up")).collect();
+        self.remembered += used.len();
         self.store(&found, &used);
         Ok(out)
+    }
+}
+
+/// The store's key of `candidate` under the test `identity`.
+fn key_of(identity: &TestIdentity, candidate: &str) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(&identity.0);
+    h.update(blake3::hash(candidate.as_bytes()).as_bytes());
+    *h.finalize().as_bytes()
+}
+
+/// Turns the store off after an error, keeping the first reason.
+fn fail(db: &mut Option<Connection>, path: &Path, warning: &mut Option<String>, e: rusqlite::Error) {
+    tracing::warn!(path = %path.display(), error = %e, "verdict cache disabled");
+    warning.get_or_insert_with(|| format!("the verdict cache {} failed ({e}); going on without it", path.display()));
+    *db = None;
+}
+
+/// The remembered verdict of `key`, if any (an error turns the store off).
+fn lookup(db: &mut Option<Connection>, path: &Path, warning: &mut Option<String>, key: &[u8; 32]) -> Option<Verdict> {
+    let found = db.as_ref()?.query_row("SELECT interesting FROM verdicts WHERE key = ?1", params![&key[..]], |r| r.get::<_, bool>(0)).optional();
+    match found {
+        Ok(v) => v.map(|yes| if yes { Verdict::Interesting } else { Verdict::NotInteresting }),
+        Err(e) => {
+            fail(db, path, warning, e);
+            None
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! [`crate::ScriptOracle`] drives any executor and knows nothing of processes; the
 //! [`LocalExecutor`] spawns them, here or through a cluster launcher such as `srun`.
 
-use crate::{io_at, kill_group, private_tmp, wait_for_exit, Encoding, Ending, OracleError, TestCommand};
+use crate::{io_at, kill_group, private_tmp, wait_for_exit, Encoding, Ending, OracleError, Screened, TestCommand};
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::process::CommandExt;
@@ -248,6 +248,10 @@ impl std::ops::AddAssign for Wasted {
 /// started after the answer are cancelled; the second value counts them, and the runs that
 /// ended with a verdict past the answer (both are work that `-j 1` does not do).
 ///
+/// `screen(i)` is asked, in order and once each, just before candidate `i` would start (so
+/// never for candidates past a known answer): [`Screened::Skip`] leaves it out without a
+/// run. The verdicts come with their candidates' indices, skipped candidates left out.
+///
 /// # Errors
 /// The executor's (every run in flight is cancelled first).
 pub fn first_interesting(
@@ -255,42 +259,53 @@ pub fn first_interesting(
     jobs: usize,
     candidates: &[&str],
     capture: bool,
+    screen: &mut dyn FnMut(usize) -> Screened,
     mut judge: impl FnMut(Finished) -> crate::Verdict,
-) -> (Result<Vec<crate::Verdict>, OracleError>, Wasted) {
+) -> (Result<Vec<(usize, crate::Verdict)>, OracleError>, Wasted) {
     use crate::Verdict;
-    let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
+    // Per candidate: `None` until known; skipped candidates count as known, not interesting.
+    let mut verdicts: Vec<Option<Option<Verdict>>> = vec![None; candidates.len()];
     // Runs in flight: (run, candidate index).
     let mut running: Vec<(RunId, usize)> = Vec::new();
     let mut next = 0;
     let result = loop {
         // The answer is known once the first unknown verdict comes after an interesting one.
         let known = verdicts.iter().take_while(|v| v.is_some()).count();
-        if let Some(i) = verdicts[..known].iter().position(|v| *v == Some(Verdict::Interesting)) {
+        if let Some(i) = verdicts[..known].iter().position(|v| *v == Some(Some(Verdict::Interesting))) {
             break Ok(i + 1);
         }
         if known == candidates.len() {
             break Ok(known);
         }
-        let first_yes = verdicts.iter().position(|v| *v == Some(Verdict::Interesting)).unwrap_or(usize::MAX);
+        let first_yes = verdicts.iter().position(|v| *v == Some(Some(Verdict::Interesting))).unwrap_or(usize::MAX);
         let mut failed = None;
         while running.len() < jobs.max(1) && next < candidates.len() && next < first_yes {
-            match exec.submit(candidates[next], capture) {
-                Ok(id) => running.push((id, next)),
+            let i = next;
+            next += 1;
+            if screen(i) == Screened::Skip {
+                verdicts[i] = Some(None);
+                continue;
+            }
+            match exec.submit(candidates[i], capture) {
+                Ok(id) => running.push((id, i)),
                 Err(e) => {
                     failed = Some(e);
                     break;
                 }
             }
-            next += 1;
         }
         if let Some(e) = failed {
             break Err(e);
+        }
+        if running.is_empty() {
+            // Everything left was skipped.
+            continue;
         }
         match exec.wait_any(Duration::from_millis(50)) {
             Ok(Some((id, f))) => {
                 let at = running.iter().position(|r| r.0 == id).expect("a run this scheduler started");
                 let (_, idx) = running.swap_remove(at);
-                verdicts[idx] = Some(judge(f));
+                verdicts[idx] = Some(Some(judge(f)));
             }
             Ok(None) => {}
             Err(e) => break Err(e),
@@ -303,9 +318,10 @@ pub fn first_interesting(
         exec.cancel(id);
     }
     if let Ok(n) = result {
-        wasted.finished = verdicts[n..].iter().filter(|v| v.is_some()).count();
+        wasted.finished = verdicts[n..].iter().filter(|v| matches!(v, Some(Some(_)))).count();
     }
-    (result.map(|n| verdicts[..n].iter().map(|v| v.expect("a known prefix")).collect()), wasted)
+    let answer = |n: usize| verdicts[..n].iter().enumerate().filter_map(|(i, v)| v.expect("a known prefix").map(|v| (i, v))).collect();
+    (result.map(answer), wasted)
 }
 
 #[cfg(test)]
@@ -367,11 +383,11 @@ mod tests {
         let mut answers = Vec::new();
         for jobs in [1, 2, 5] {
             let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
-            let (verdicts, wasted) = first_interesting(&mut sim, jobs, &texts, false, interesting);
+            let (verdicts, wasted) = first_interesting(&mut sim, jobs, &texts, false, &mut |_| Screened::Run, interesting);
             // What was started and neither ended nor needed is counted as cancelled; what
             // ended past the answer as finished.
             assert_eq!(wasted.cancelled + sim.ended.len(), sim.next as usize, "jobs {jobs}");
-            let verdicts = verdicts.unwrap();
+            let verdicts: Vec<Verdict> = verdicts.unwrap().into_iter().map(|(_, v)| v).collect();
             assert_eq!(wasted.finished + verdicts.len(), sim.ended.len(), "jobs {jobs}");
             assert_eq!(verdicts.len(), 24, "jobs {jobs}");
             assert_eq!(verdicts.last(), Some(&Verdict::Interesting));
@@ -381,6 +397,43 @@ mod tests {
                 assert!(sim.ended.windows(2).any(|w| w[0] > w[1]), "jobs {jobs}: {:?}", sim.ended);
             }
             assert_eq!(sim.in_flight(), 0, "nothing left running");
+            answers.push(verdicts);
+        }
+        assert_eq!(answers[0], answers[1]);
+        assert_eq!(answers[0], answers[2]);
+    }
+
+    #[test]
+    fn candidates_are_screened_only_when_a_slot_frees_and_skipped_ones_never_run() {
+        let candidates: Vec<String> = (0..40).map(|i| format!("candidate {i} {}", "x".repeat(i * 3 % 11))).collect();
+        let texts: Vec<&str> = candidates.iter().map(String::as_str).collect();
+        let interesting = |f: Finished| if f.stdout.starts_with("candidate 23 ") { Verdict::Interesting } else { Verdict::NotInteresting };
+        let mut answers = Vec::new();
+        for jobs in [1, 2, 5] {
+            let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
+            let mut screened = Vec::new();
+            // Even candidates are judged by the caller without a run.
+            let mut screen = |i: usize| {
+                screened.push(i);
+                if i % 2 == 0 {
+                    Screened::Skip
+                } else {
+                    Screened::Run
+                }
+            };
+            let (verdicts, _) = first_interesting(&mut sim, jobs, &texts, false, &mut screen, interesting);
+            let verdicts = verdicts.unwrap();
+            let judged: Vec<usize> = verdicts.iter().map(|v| v.0).collect();
+            assert_eq!(judged, (1..=23).step_by(2).collect::<Vec<_>>(), "jobs {jobs}");
+            assert_eq!(verdicts.last().unwrap().1, Verdict::Interesting);
+            // In order, once each; past the answer only what free slots asked for.
+            assert_eq!(screened, (0..screened.len()).collect::<Vec<_>>(), "jobs {jobs}");
+            assert!(screened.len() >= 24 && screened.len() <= 24 + 2 * (jobs - 1), "jobs {jobs}: screened {}", screened.len());
+            if jobs == 1 {
+                assert_eq!(screened.len(), 24, "one slot screens nothing past the answer");
+            }
+            // One run per candidate screened to run, none for the skipped.
+            assert_eq!(sim.next as usize, screened.iter().filter(|i| *i % 2 == 1).count(), "jobs {jobs}");
             answers.push(verdicts);
         }
         assert_eq!(answers[0], answers[1]);

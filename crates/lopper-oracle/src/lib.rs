@@ -116,8 +116,47 @@ pub trait Oracle {
     /// # Errors
     /// As [`Oracle::test`].
     fn first_interesting_remembered(&mut self, candidates: &[&str]) -> Result<Vec<(Verdict, bool)>, OracleError> {
-        Ok(self.first_interesting(candidates)?.into_iter().map(|v| (v, false)).collect())
+        Ok(self.first_interesting_screened(candidates, &mut |_| Screened::Run)?.into_iter().map(|(_, v, r)| (v, r)).collect())
     }
+
+    /// As [`Oracle::first_interesting_remembered`], with the caller's own screen: `screen(i)`
+    /// is asked in order, once each, only when candidate `i` is about to be judged (so a
+    /// parallel oracle asks it when a slot frees, and never for candidates past a known
+    /// answer); a [`Screened::Skip`]ped candidate is neither run nor looked up. Answers
+    /// (index, verdict, remembered) for the candidates judged, in order, up to and
+    /// including the first interesting one. The screen is where a caller's costly checks
+    /// (a grammar re-parse) go, so that candidates past the answer never pay for them.
+    ///
+    /// # Errors
+    /// As [`Oracle::test`].
+    fn first_interesting_screened(
+        &mut self,
+        candidates: &[&str],
+        screen: &mut dyn FnMut(usize) -> Screened,
+    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
+        let mut out = Vec::new();
+        for (i, c) in candidates.iter().enumerate() {
+            if screen(i) == Screened::Skip {
+                continue;
+            }
+            let v = self.test(c)?;
+            out.push((i, v, false));
+            if v == Verdict::Interesting {
+                break;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// What a caller's screen says of a candidate just before an oracle would judge it
+/// ([`Oracle::first_interesting_screened`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Screened {
+    /// Judge it.
+    Run,
+    /// Leave it out: the caller has its answer without a test.
+    Skip,
 }
 
 impl<F: FnMut(&str) -> bool> Oracle for F {
@@ -532,11 +571,20 @@ impl Oracle for ScriptOracle {
     /// of a prefix are known and its last one is interesting (or all are known). Tests of
     /// later candidates still running then are killed, process group and all.
     fn first_interesting(&mut self, candidates: &[&str]) -> Result<Vec<Verdict>, OracleError> {
+        Ok(self.first_interesting_screened(candidates, &mut |_| Screened::Run)?.into_iter().map(|(_, v, _)| v).collect())
+    }
+
+    /// [`Oracle::first_interesting`], each candidate screened when a slot is free for it.
+    fn first_interesting_screened(
+        &mut self,
+        candidates: &[&str],
+        screen: &mut dyn FnMut(usize) -> Screened,
+    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
         let capture = self.criteria.needs_output();
         let criteria = &self.criteria;
-        let (result, wasted) = executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, |f| judge(criteria, f).verdict);
+        let (result, wasted) = executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, screen, |f| judge(criteria, f).verdict);
         self.wasted += wasted;
-        result
+        Ok(result?.into_iter().map(|(i, v)| (i, v, false)).collect())
     }
 }
 

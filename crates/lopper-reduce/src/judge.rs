@@ -6,7 +6,7 @@
 //! them; the judge decides, and keeps the counts of exactly what a sequential run would
 //! have judged, so neither the result nor the statistics depend on `--jobs`.
 
-use crate::oracle::{Oracle, OracleError, Verdict};
+use crate::oracle::{Oracle, OracleError, Screened, Verdict};
 use crate::perses::GrammarCheck;
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
 use std::collections::{HashMap, HashSet};
@@ -301,55 +301,59 @@ impl<'a> Judge<'a> {
             Memo::Record(key) => (Some(key), false),
             Memo::Presume(key) => (Some(key), true),
         };
-        let locals: Vec<[u8; 32]> = local.map_or_else(Vec::new, |key| texts.iter().map(|t| local_change(key, &self.best, t)).collect());
-        enum Screen {
-            Same,
-            Cached,
-            Presumed,
-            Invalid,
-            Test(usize),
-        }
-        let mut screens = Vec::with_capacity(texts.len());
+        // Each candidate is screened when the oracle is about to judge it (a slot is free),
+        // so those past the answer never pay for a grammar re-parse; the screens run in
+        // order, which the in-window memos below rely on.
+        let mut screens: Vec<Option<([u8; 32], Screen)>> = vec![None; texts.len()];
+        let mut locals: Vec<Option<[u8; 32]>> = vec![None; texts.len()];
         let mut in_batch = HashSet::new();
         let mut local_in_batch = HashSet::new();
-        for (i, t) in texts.iter().enumerate() {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let t = Instant::now();
+        // Screening is lopper's own work, not the tests' wall time.
+        let mut screening = std::time::Duration::ZERO;
+        let Judge { oracle, checker, rejected, local_rejected, best, best_errors, grammar_check, .. } = &mut *self;
+        let verdicts = oracle.first_interesting_screened(&refs, &mut |i| {
+            let since = Instant::now();
+            let t = &texts[i];
             let h = hash(t);
-            let local = locals.get(i).filter(|_| presume);
+            let key = local.map(|key| local_change(key, best, t));
+            let presumed = key.filter(|_| presume);
             // Every accepted text is strictly smaller than all later candidates, so only
             // rejections need remembering.
-            let s = if *t == self.best {
+            let s = if t == best {
                 Screen::Same
-            } else if self.rejected.contains(&h) || !in_batch.insert(h) {
+            } else if rejected.contains(&h) || !in_batch.insert(h) {
                 Screen::Cached
-            } else if local.is_some_and(|k| self.local_rejected.contains(k) || local_in_batch.contains(k)) {
+            } else if presumed.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
                 Screen::Presumed
             } else {
-                let errors = self.checker.errors(t).unwrap_or(usize::MAX);
-                if self.grammar_check == GrammarCheck::Reject && errors > self.best_errors {
+                let errors = checker.errors(t).unwrap_or(usize::MAX);
+                if *grammar_check == GrammarCheck::Reject && errors > *best_errors {
                     Screen::Invalid
                 } else {
                     Screen::Test(errors)
                 }
             };
-            if let Some(k) = locals.get(i) {
-                local_in_batch.insert(*k);
+            if let Some(k) = key {
+                local_in_batch.insert(k);
             }
-            screens.push((h, s));
-        }
-        let to_test: Vec<usize> = (0..texts.len()).filter(|&i| matches!(screens[i].1, Screen::Test(_))).collect();
-        let verdicts = if to_test.is_empty() {
-            Vec::new()
-        } else {
-            let t = Instant::now();
-            let v = self.oracle.first_interesting_remembered(&to_test.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
-            let dt = t.elapsed().as_secs_f64();
+            locals[i] = key;
+            let run = if matches!(s, Screen::Test(_)) { Screened::Run } else { Screened::Skip };
+            screens[i] = Some((h, s));
+            screening += since.elapsed();
+            run
+        });
+        if verdicts.as_ref().is_ok_and(|v| !v.is_empty()) {
+            let dt = t.elapsed().saturating_sub(screening).as_secs_f64();
             self.stats.test_seconds += dt;
             self.stats.pass_stats[self.pass].time.test_seconds += dt;
-            v?
-        };
-        let winner = (verdicts.last().map(|v| v.0) == Some(Verdict::Interesting)).then(|| to_test[verdicts.len() - 1]);
+        }
+        let verdicts = verdicts?;
+        let winner = verdicts.last().filter(|v| v.1 == Verdict::Interesting).map(|v| v.0);
         let mut tested = verdicts.iter();
-        for (i, (h, s)) in screens[..winner.map_or(texts.len(), |w| w + 1)].iter().enumerate() {
+        for (i, screen) in screens[..winner.map_or(texts.len(), |w| w + 1)].iter().enumerate() {
+            let (h, s) = screen.as_ref().expect("every candidate up to the answer was screened");
             let pass = pass_of(i).unwrap_or(self.pass);
             self.stats.candidates += 1;
             match s {
@@ -361,7 +365,7 @@ impl<'a> Judge<'a> {
                     self.rejected.insert(*h);
                 }
                 Screen::Test(errors) => {
-                    let (v, remembered) = *tested.next().expect("one verdict per tested candidate");
+                    let &(_, v, remembered) = tested.next().expect("one verdict per tested candidate");
                     if remembered {
                         // Judged by an earlier run (the persistent cache): not a test run.
                         self.stats.remembered += 1;
@@ -382,9 +386,9 @@ impl<'a> Judge<'a> {
             }
         }
         // Every local change before the answer was not interesting.
-        self.local_rejected.extend(locals.iter().take(winner.unwrap_or(texts.len())).copied());
+        self.local_rejected.extend(locals.iter().take(winner.unwrap_or(texts.len())).flatten().copied());
         if let Some(w) = winner {
-            let Screen::Test(errors) = screens[w].1 else { unreachable!("only tested candidates win") };
+            let Some((_, Screen::Test(errors))) = screens[w] else { unreachable!("only tested candidates win") };
             self.best = texts[w].clone();
             self.best_errors = errors;
             if let Err(e) = self.checker.set_base(&self.best) {
@@ -399,11 +403,26 @@ impl<'a> Judge<'a> {
             self.stats.progress.push(ProgressPoint { seconds: at, tokens: self.stats.tokens_after, bytes: self.best.len() });
             tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass.as_str(), "candidate accepted");
             self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Keep)?;
-        } else if !to_test.is_empty() {
+        } else if !verdicts.is_empty() {
             self.progress.tested(&self.stats);
         }
         Ok(winner)
     }
+}
+
+/// What the screen of [`Judge::first_interesting_as`] made of a candidate.
+#[derive(Clone, Copy, Debug)]
+enum Screen {
+    /// The best itself.
+    Same,
+    /// Judged before (in this run, or earlier in the window).
+    Cached,
+    /// Its local change failed before ([`Memo::Presume`]).
+    Presumed,
+    /// More syntax errors than the best: never tested.
+    Invalid,
+    /// To test; its syntax errors.
+    Test(usize),
 }
 
 /// Whether and how [`Judge::first_interesting_as`] uses the memo of local changes that were
