@@ -42,15 +42,18 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         return n
 
     # The last call's stack, outermost first: [frame, [invocation, "file:line"]] per frame;
-    # and each of those frames' position in it, by id.
+    # each of those frames' position in it, by id; and the list the last call returned.
     _last = []
     _last_pos = {}
+    _last_result = [None]
 
     def _stack():
         """The call stack outside random.py and this file, outermost first: [[invocation, "file:line"], ...].
 
         Walks only up to the innermost frame the last call's stack shares: a frame that has
-        not returned keeps its callers, and they are still at the same lines."""
+        not returned keeps its callers, and they are still at the same lines. A call from the
+        same frame and line as the last one gets the last one's list itself (a loop drawing
+        thousands of choices builds no new lists, and the trace encodes each list once)."""
         global _last, _last_pos
         inner = []
         k = -1
@@ -64,6 +67,11 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
                     break
                 inner.append((f, n))
             f = f.f_back
+        if not inner and k == len(_last) - 1 and k >= 0:
+            fr, (inv, site) = _last[k]
+            line = "%s:%d" % (_file_name(fr.f_code.co_filename), fr.f_lineno)
+            if line == site:
+                return _last_result[0]
         for e in _last[k + 1:]:
             del _last_pos[id(e[0])]
         new = []
@@ -76,7 +84,8 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
             _last_pos[id(fr)] = len(new)
             new.append((fr, [_next_inv[0], "%s:%d" % (n, fr.f_lineno)]))
         _last = new
-        return [e[1] for e in new]
+        _last_result[0] = [e[1] for e in new]
+        return _last_result[0]
 
     # Per API: (shape of the arguments, the original's answer as a JSON value, whether a value
     # fits this call, the smallest value, the largest value, the result for a value).
@@ -349,7 +358,8 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         gc.disable()
         try:
             with open(os.environ["LOPPER_TRACE_IN"]) as f:
-                _trace_in = [json.loads(line) for line in f if line.strip()]
+                # One JSON array for the decoder's C loop, not a Python call per line.
+                _trace_in = json.loads("[" + ",".join(line for line in f.read().splitlines() if line.strip()) + "]")
         finally:
             gc.enable()
 
@@ -365,10 +375,32 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     def _flush():
         path = os.environ.get("LOPPER_TRACE_OUT")
         if path:
-            # One encoder for all entries: json.dumps with options builds a new one per call.
+            # One encoder for all entries (json.dumps with options builds a new one per call),
+            # and each stack list encoded once however many entries share it.
             encode = json.JSONEncoder(separators=(",", ":")).encode
+            stacks = {}
+            apis = {}
+
+            def value(v):
+                # What json writes for a finite float or a plain int, without its per-call cost.
+                t = type(v)
+                if t is int or (t is float and -1e308 < v < 1e308):
+                    return repr(v)
+                return encode(v)
+
+            def line(e):
+                st = e["stack"]
+                js = stacks.get(id(st))
+                if js is None:
+                    js = stacks[id(st)] = encode(st)
+                api = apis.get(e["api"])
+                if api is None:
+                    api = apis[e["api"]] = encode(e["api"])
+                args = e["args"]
+                return '{"api":%s,"args":%s,"value":%s,"stack":%s}\n' % (api, "[]" if not args else encode(args), value(e["value"]), js)
+
             with open(path, "w") as f:
-                f.writelines(encode(e) + "\n" for e in _out)
+                f.writelines(line(e) for e in _out)
         report = os.environ.get("LOPPER_TRACE_REPORT")
         if report:
             with open(report, "w") as f:
@@ -387,6 +419,10 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     _fallback_rng = _R(0)  # for the values of re-align's later fallbacks: deterministic
     _fwd = {}  # this run's invocation -> the trace's, for the entries consumed so far
     _back = {}  # the trace's invocation -> this run's
+    # A loop's calls come from one stack list (see _stack): its key, and the trace stack it
+    # last matched (whose invocations _fwd and _back then hold), are kept, not recomputed.
+    _key_of = [None, None]
+    _matched = [None, None]
 
     def _matches(e, name, key, stack):
         """Whether trace entry e can answer this call: the same API and call sites, and no
@@ -394,6 +430,8 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         iteration never answers a call in this one)."""
         if e["api"] != name or e["key"] != key:
             return False
+        if stack is _matched[0] and e["stack"] == _matched[1]:
+            return True  # the same frames and invocations as the last match: tied already
         for (mine, _), (theirs, _) in zip(stack, e["stack"]):
             if _fwd.get(mine, theirs) != theirs or _back.get(theirs, mine) != mine:
                 return False
@@ -401,7 +439,9 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
 
     def _replayed(name, api, stack, shape):
         """The value for this call from the trace: aligned by call stack, else as _align says."""
-        key = _key(stack)
+        if stack is not _key_of[0]:
+            _key_of[0], _key_of[1] = stack, _key(stack)
+        key = _key_of[1]
         p = _pos[0]
         if len(_out) > 4 * len(_trace_in) + 1000:
             # Far more choices than the trace holds: a rejection loop fed the smallest value
@@ -423,9 +463,12 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
                 n = _fallbacks.get(key, 0)
                 _fallbacks[key] = n + 1
                 return api.low(shape) if n == 0 else api.draw(_fallback_rng, shape)
-        for (mine, _), (theirs, _) in zip(stack, _trace_in[q]["stack"]):
-            _fwd[mine] = theirs
-            _back[theirs] = mine
+        theirs_stack = _trace_in[q]["stack"]
+        if not (stack is _matched[0] and theirs_stack == _matched[1]):
+            for (mine, _), (theirs, _) in zip(stack, theirs_stack):
+                _fwd[mine] = theirs
+                _back[theirs] = mine
+            _matched[0], _matched[1] = stack, theirs_stack
         _pos[0] = q + 1
         v = _trace_in[q].get("value")
         if isinstance(v, dict) and "lopper" in v:
