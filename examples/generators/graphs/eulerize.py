@@ -17,43 +17,52 @@ def invalid(why):
     sys.exit(2)
 
 
-try:
-    data = json.load(open(sys.argv[1]))
-    nodes, edges = data["nodes"], data["edges"]
-    if not isinstance(nodes, list) or not isinstance(edges, list):
-        invalid("nodes and edges must be lists")
+def read_graph(path):
+    """The graph in `path` (as graph.py writes it); exits 2 (invalid) if it is not a connected simple graph."""
     g = nx.Graph()
-    for v in nodes:
-        if not isinstance(v, int) or v in g:
-            invalid("node %r" % (v,))
-        g.add_node(v)
-    for e in edges:
-        if not isinstance(e, list) or len(e) != 2:
-            invalid("edge %r" % (e,))
-        u, v = e
-        if u not in g or v not in g or u == v or g.has_edge(u, v):
-            invalid("edge %r" % (e,))
-        g.add_edge(u, v)
-except (ValueError, KeyError, TypeError) as err:
-    invalid(err)
-if g.number_of_nodes() == 0 or not nx.is_connected(g):
-    invalid("not connected")
-
-odd = [v for v in g if g.degree(v) % 2]
-dist = dict(nx.all_pairs_shortest_path_length(g))
-
-
-@lru_cache(maxsize=None)
-def best(rest):
-    # The fewest added edges that pair up the odd nodes in `rest` (a minimum-weight
-    # perfect matching under path lengths, by dynamic programming over subsets).
-    if not rest:
-        return 0
-    a, others = rest[0], rest[1:]
-    return min(dist[a][b] + best(others[:i] + others[i + 1:]) for i, b in enumerate(others))
+    try:
+        data = json.load(open(path))
+        nodes, edges = data["nodes"], data["edges"]
+        if not isinstance(nodes, list) or not isinstance(edges, list):
+            invalid("nodes and edges must be lists")
+        for v in nodes:
+            if not isinstance(v, int) or v in g:
+                invalid("node %r" % (v,))
+            g.add_node(v)
+        for e in edges:
+            if not isinstance(e, list) or len(e) != 2:
+                invalid("edge %r" % (e,))
+            u, v = e
+            if u not in g or v not in g or u == v or g.has_edge(u, v):
+                invalid("edge %r" % (e,))
+            g.add_edge(u, v)
+    except (ValueError, KeyError, TypeError) as err:
+        invalid(err)
+    if g.number_of_nodes() == 0 or not nx.is_connected(g):
+        invalid("not connected")
+    return g
 
 
-minimum = best(tuple(odd))
-added = nx.eulerize(g).number_of_edges() - g.number_of_edges()
-print("odd nodes %d, eulerize added %d edges, minimum %d (networkx %s)" % (len(odd), added, minimum, nx.__version__))
-sys.exit(0 if added > minimum else 1)
+def added_and_minimum(g):
+    """(edges eulerize() adds to the connected graph g, the fewest any eulerization adds)."""
+    odd = [v for v in g if g.degree(v) % 2]
+    dist = dict(nx.all_pairs_shortest_path_length(g))
+
+    @lru_cache(maxsize=None)
+    def best(rest):
+        # The fewest added edges that pair up the odd nodes in `rest` (a minimum-weight
+        # perfect matching under path lengths, by dynamic programming over subsets).
+        if not rest:
+            return 0
+        a, others = rest[0], rest[1:]
+        return min(dist[a][b] + best(others[:i] + others[i + 1:]) for i, b in enumerate(others))
+
+    return nx.eulerize(g).number_of_edges() - g.number_of_edges(), best(tuple(odd))
+
+
+if __name__ == "__main__":
+    g = read_graph(sys.argv[1])
+    odd = sum(1 for v in g if g.degree(v) % 2)
+    added, minimum = added_and_minimum(g)
+    print("odd nodes %d, eulerize added %d edges, minimum %d (networkx %s)" % (odd, added, minimum, nx.__version__))
+    sys.exit(0 if added > minimum else 1)
