@@ -18,6 +18,22 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
   const key = (st) => st.map((s) => s[1]).join(' ');
   // Each entry's call-site key once, not at every comparison.
   for (const e of traceIn) e.key = e.key || key(e.stack || []);
+  // re-align's search for the next entry of a call: each key's positions, in order.
+  const positions = new Map();
+  traceIn.forEach((e, j) => {
+    if (e.api !== 'random') return;
+    if (!positions.has(e.key)) positions.set(e.key, []);
+    positions.get(e.key).push(j);
+  });
+  // The first position after `at` in the ascending list `ps`, or -1.
+  const after = (ps, at) => {
+    let lo = 0, hi = ps.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ps[mid] <= at) lo = mid + 1; else hi = mid;
+    }
+    return lo < ps.length ? ps[lo] : -1;
+  };
   let pos = 0;
   const misaligned = [];
   const HIGH = 0.9999999999999999;
@@ -89,7 +105,7 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
       process.exit(86);
     } else {
       misaligned.push(pos);
-      q = traceIn.findIndex((e, j) => j > pos && matches(e));
+      q = after(positions.get(k) || [], pos);
       if (q < 0) {
         const n = fallbacks.get(k) || 0;
         fallbacks.set(k, n + 1);

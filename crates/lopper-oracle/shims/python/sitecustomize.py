@@ -20,6 +20,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     os.environ["LOPPER_TRACE_ACTIVE"] = "1"
     import atexit
+    import bisect
     import gc
     import json
     import random as _random
@@ -366,9 +367,13 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     def _key(stack):
         return " ".join(site for _, site in stack)
 
-    for _e in _trace_in:
+    # re-align's search for the next entry of a call: each (API, call sites)'s positions,
+    # in order, so a misaligned call costs a bisection, not a scan of the trace.
+    _positions = {}
+    for _j, _e in enumerate(_trace_in):
         # Each entry's call sites, once, not at every call that looks at it.
         _e.setdefault("key", _key(_e["stack"]))
+        _positions.setdefault((_e["api"], _e["key"]), []).append(_j)
     if _trace_in:
         gc.freeze()  # the trace lives until the end: out of the collector's later passes
 
@@ -457,7 +462,8 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
             # smallest value the first time these call sites get none, and after that a value
             # drawn as the generator would draw it (from a fixed seed), so that a rejection
             # loop (`while u == v: ...`) fed the smallest value every time still ends.
-            q = next((j for j in range(p + 1, len(_trace_in)) if _matches(_trace_in[j], name, key, stack)), None)
+            ps = _positions.get((name, key), ())
+            q = next((ps[i] for i in range(bisect.bisect_right(ps, p), len(ps)) if _matches(_trace_in[ps[i]], name, key, stack)), None)
             _misaligned.append(p)
             if q is None:
                 n = _fallbacks.get(key, 0)
