@@ -37,24 +37,7 @@ pub fn ddmin<T: Clone, E>(items: Vec<T>, lookahead: usize, first: &mut FirstPass
 /// The first error `first` returns.
 pub fn ddmin_or_empty<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut FirstPassing<T, E>) -> Result<Vec<T>, E> {
     let size = items.len().div_ceil(2).max(1);
-    let mut at = State { c: items, size, start: 0, removed: false, empty_due: may_empty };
-    loop {
-        // The next window: where ddmin would go if every candidate in it failed.
-        let mut failed = at.clone();
-        let (mut cands, mut passed) = (Vec::new(), Vec::new());
-        while cands.len() < lookahead.max(1) {
-            let Some((cand, then)) = failed.next() else { break };
-            cands.push(cand);
-            passed.push(then);
-        }
-        if cands.is_empty() {
-            return Ok(at.c);
-        }
-        at = match first(&cands)? {
-            Some(i) => passed.swap_remove(i),
-            None => failed,
-        };
-    }
+    super::windows(State { c: items, size, start: 0, removed: false, empty_due: may_empty }, lookahead, first)
 }
 
 /// Where ddmin stands: the current list, its level's chunk size, where the next removal
@@ -68,10 +51,14 @@ struct State<T> {
     empty_due: bool,
 }
 
-impl<T: Clone> State<T> {
-    /// The next candidate on the path where every candidate so far failed (moving `self`
-    /// past it), with the state its passing leads to; `None` once ddmin is done.
-    fn next(&mut self) -> Option<(Vec<T>, State<T>)> {
+impl<T: Clone> super::Path for State<T> {
+    type Item = T;
+
+    fn into_kept(self) -> Vec<T> {
+        self.c
+    }
+
+    fn advance(&mut self) -> Option<(Vec<T>, State<T>)> {
         if std::mem::take(&mut self.empty_due) {
             // Nothing is left to try after the empty list.
             return Some((Vec::new(), State { c: Vec::new(), size: 1, start: 0, removed: true, empty_due: false }));

@@ -10,6 +10,45 @@ pub mod probdd;
 
 use crate::oracle::OracleError;
 
+/// A list minimizer's state, stepped along the path on which every candidate fails.
+pub(crate) trait Path: Clone {
+    /// What the list holds.
+    type Item;
+    /// The next candidate (moving `self` past it, as if it failed), with the state its
+    /// passing leads to; `None` once the search is done.
+    fn advance(&mut self) -> Option<(Vec<Self::Item>, Self)>;
+    /// The kept list.
+    fn into_kept(self) -> Vec<Self::Item>;
+}
+
+/// Runs a minimizer from `start`, handing `first` up to `lookahead` candidates at once: the
+/// next ones on the path where every candidate so far fails. It answers the index of the
+/// first that passes, and the search goes on from the state that one leads to; so the
+/// candidates judged and the result are the same for every lookahead, and a parallel
+/// oracle keeps its slots busy.
+///
+/// # Errors
+/// The first error `first` returns.
+pub(crate) fn windows<P: Path, E>(start: P, lookahead: usize, first: &mut ddmin::FirstPassing<P::Item, E>) -> Result<Vec<P::Item>, E> {
+    let mut at = start;
+    loop {
+        let mut failed = at.clone();
+        let (mut cands, mut passed) = (Vec::new(), Vec::new());
+        while cands.len() < lookahead.max(1) {
+            let Some((cand, then)) = failed.advance() else { break };
+            cands.push(cand);
+            passed.push(then);
+        }
+        if cands.is_empty() {
+            return Ok(at.into_kept());
+        }
+        at = match first(&cands)? {
+            Some(i) => passed.swap_remove(i),
+            None => failed,
+        };
+    }
+}
+
 /// Judges candidate sublists (each a list of kept positions, in order) and answers the index
 /// of the first interesting one, if any.
 pub type FirstInteresting<'a> = dyn FnMut(&[Vec<usize>]) -> Result<Option<usize>, OracleError> + 'a;

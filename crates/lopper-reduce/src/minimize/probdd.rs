@@ -26,10 +26,14 @@ struct State {
     empty_due: bool,
 }
 
-impl State {
-    /// The next removal on the path where every candidate so far failed (moving `self`
-    /// past it), with the state its passing leads to; `None` once ProbDD is done.
-    fn next(&mut self) -> Option<(Vec<usize>, State)> {
+impl super::Path for State {
+    type Item = usize;
+
+    fn into_kept(self) -> Vec<usize> {
+        self.kept
+    }
+
+    fn advance(&mut self) -> Option<(Vec<usize>, State)> {
         if std::mem::take(&mut self.empty_due) {
             return Some((Vec::new(), State { kept: Vec::new(), p: Vec::new(), empty_due: false }));
         }
@@ -74,27 +78,12 @@ impl State {
 /// # Errors
 /// The first error `first` returns.
 pub fn probdd<E>(n: usize, may_empty: bool, lookahead: usize, first: &mut super::ddmin::FirstPassing<usize, E>) -> Result<Vec<usize>, E> {
-    let mut at = State { kept: (0..n).collect(), p: vec![P0; n], empty_due: may_empty && n > 0 };
-    loop {
-        let mut failed = at.clone();
-        let (mut cands, mut passed) = (Vec::new(), Vec::new());
-        while cands.len() < lookahead.max(1) {
-            let Some((cand, then)) = failed.next() else { break };
-            cands.push(cand);
-            passed.push(then);
-        }
-        if cands.is_empty() {
-            return Ok(at.kept);
-        }
-        at = match first(&cands)? {
-            Some(i) => passed.swap_remove(i),
-            None => failed,
-        };
-    }
+    super::windows(State { kept: (0..n).collect(), p: vec![P0; n], empty_due: may_empty && n > 0 }, lookahead, first)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::Path;
     use super::*;
     use std::convert::Infallible;
 
@@ -159,11 +148,11 @@ mod tests {
     #[test]
     fn a_failed_single_removal_marks_the_element_needed() {
         let mut s = State { kept: vec![0, 1], p: vec![0.5, 0.9], empty_due: false };
-        let (cand, _) = s.next().unwrap();
+        let (cand, _) = s.advance().unwrap();
         assert_eq!(cand, vec![1], "the likelier-unneeded element goes first, alone");
         assert_eq!(s.p[0], 1.0);
-        let (cand, _) = s.next().unwrap();
+        let (cand, _) = s.advance().unwrap();
         assert_eq!(cand, vec![0]);
-        assert!(s.next().is_none(), "both needed: done");
+        assert!(s.advance().is_none(), "both needed: done");
     }
 }
