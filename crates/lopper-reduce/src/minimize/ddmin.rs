@@ -105,16 +105,7 @@ mod tests {
         })
         .unwrap();
         // Any lookahead gives the same result after judging the same candidates in order.
-        let judged = |lookahead: usize| {
-            let mut seen = Vec::new();
-            let out = ddmin(items.clone(), lookahead, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
-                let i = c.iter().position(|s| pred(s));
-                seen.extend(c[..i.map_or(c.len(), |i| i + 1)].iter().cloned());
-                Ok(i)
-            })
-            .unwrap();
-            (out, seen)
-        };
+        let judged = |lookahead: usize| super::super::testing::judged(lookahead, pred, |l, first| ddmin(items.clone(), l, first));
         let sequential = judged(1);
         assert_eq!((sequential.0.clone(), sequential.1.len()), (out.clone(), tests));
         for lookahead in [2, 3, 8, 64] {

@@ -102,3 +102,27 @@ impl ListMinimizer for ProbDd {
 
 /// Every list minimizer with its name on the command line (`--minimizer`).
 pub const ALL: [(&str, &dyn ListMinimizer); 2] = [("ddmin", &Ddmin), ("probdd", &ProbDd)];
+
+/// Test help for minimizers.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::ddmin::FirstPassing;
+    use std::convert::Infallible;
+
+    /// Runs `minimize` with `lookahead` under the synchronous test `pred`: the result, and
+    /// the candidates judged, in order (those a sequential run judges: up to each answer).
+    pub(crate) fn judged<T: Clone>(
+        lookahead: usize,
+        pred: &dyn Fn(&[T]) -> bool,
+        minimize: impl FnOnce(usize, &mut FirstPassing<T, Infallible>) -> Result<Vec<T>, Infallible>,
+    ) -> (Vec<T>, Vec<Vec<T>>) {
+        let mut seen = Vec::new();
+        let out = minimize(lookahead, &mut |c: &[Vec<T>]| {
+            let i = c.iter().position(|s| pred(s));
+            seen.extend(c[..i.map_or(c.len(), |i| i + 1)].iter().cloned());
+            Ok(i)
+        })
+        .unwrap();
+        (out, seen)
+    }
+}

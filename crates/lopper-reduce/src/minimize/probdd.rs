@@ -90,16 +90,7 @@ mod tests {
     /// ProbDD on `0..n` under `pred`, with every lookahead giving the same candidates and
     /// result as a sequential run: (result, tests).
     fn run(n: usize, may_empty: bool, pred: impl Fn(&[usize]) -> bool) -> (Vec<usize>, usize) {
-        let judged = |lookahead: usize| {
-            let mut seen = Vec::new();
-            let out = probdd(n, may_empty, lookahead, &mut |c: &[Vec<usize>]| -> Result<Option<usize>, Infallible> {
-                let i = c.iter().position(|s| pred(s));
-                seen.extend(c[..i.map_or(c.len(), |i| i + 1)].iter().cloned());
-                Ok(i)
-            })
-            .unwrap();
-            (out, seen)
-        };
+        let judged = |lookahead: usize| super::super::testing::judged(lookahead, &pred, |l, first| probdd(n, may_empty, l, first));
         let sequential = judged(1);
         for lookahead in [2, 3, 8] {
             assert_eq!(judged(lookahead), sequential, "lookahead {lookahead}");
