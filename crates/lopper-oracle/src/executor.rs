@@ -415,7 +415,7 @@ mod tests {
             // Even candidates are judged by the caller without a run.
             let mut screen = |i: usize| {
                 screened.push(i);
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     Screened::Skip
                 } else {
                     Screened::Run
@@ -433,7 +433,7 @@ mod tests {
                 assert_eq!(screened.len(), 24, "one slot screens nothing past the answer");
             }
             // One run per candidate screened to run, none for the skipped.
-            assert_eq!(sim.next as usize, screened.iter().filter(|i| *i % 2 == 1).count(), "jobs {jobs}");
+            assert_eq!(sim.next as usize, screened.iter().filter(|i| !i.is_multiple_of(2)).count(), "jobs {jobs}");
             answers.push(verdicts);
         }
         assert_eq!(answers[0], answers[1]);
