@@ -18,7 +18,8 @@
 //! add bytes), so the reducer runs it once, after the global fixpoint, and keeps its text
 //! only if it is interesting and has no new syntax errors.
 
-use lopper_tree::{NodeId, Tree};
+use super::span;
+use lopper_tree::Tree;
 use std::ops::Range;
 
 /// The `--passes` name of the layout step, and what it does.
@@ -119,11 +120,6 @@ enum Gap {
     Line(usize),
     /// This part of the source, as it is.
     Verbatim(Range<usize>),
-}
-
-/// Where token `id` is in the source, in bytes.
-fn span(tree: &Tree, id: NodeId) -> Range<usize> {
-    tree.node(id).text.as_ref().map_or(0..0, |r| r.start as usize..r.end as usize)
 }
 
 fn is_opener(t: &str) -> bool {

@@ -31,7 +31,7 @@ pub mod subtrees;
 pub mod tokens;
 
 use lopper_grammar::PnfGrammar;
-use lopper_tree::{EditSet, Tree};
+use lopper_tree::{EditSet, NodeId, Tree};
 
 /// What a pass sees: the current best program, its PNF tree and its grammar.
 #[derive(Clone, Copy)]
@@ -153,3 +153,8 @@ pub fn create(name: &str) -> Option<Box<dyn Pass>> {
 
 #[cfg(test)]
 mod tests;
+
+/// Where token `id` is in the tree's source, in bytes (`0..0` for a node without text).
+pub(crate) fn span(tree: &Tree, id: NodeId) -> std::ops::Range<usize> {
+    tree.node(id).text.as_ref().map_or(0..0, |r| r.start as usize..r.end as usize)
+}

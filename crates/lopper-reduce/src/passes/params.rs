@@ -10,7 +10,7 @@
 //! so the reducer counts the variant's tokens by parsing it): a move that only trades the
 //! `;` for a `,` is no smaller and never tested.
 
-use super::{Context, Instance, Pass};
+use super::{span, Context, Instance, Pass};
 use lopper_tree::{EditSet, NodeId, NodeKind};
 
 /// The largest element, in tokens, that is moved: a declaration, not a whole statement.
@@ -44,6 +44,7 @@ impl Pass for Params {
             }
             true
         });
+        let src = t.source();
         for list in lists {
             // The block the list is the body of, and the `)` right before the block.
             let Some(block) = t.node(list).parent else { continue };
@@ -51,21 +52,18 @@ impl Pass for Params {
             if t.token_text(order[close]) != ")" {
                 continue;
             }
-            let empty = close > 0 && t.token_text(order[close - 1]) == "(";
+            let comma = if close > 0 && t.token_text(order[close - 1]) == "(" { "" } else { ", " };
+            let at = span(t, order[close]).start;
             for &d in &t.node(list).children {
-                let tokens = t.subtree_token_ids(d);
                 if t.node(d).tokens < 2 || t.node(d).tokens > MAX_DECLARATION {
                     continue;
                 }
+                let tokens = t.subtree_token_ids(d);
                 // Without a final punctuation token (a terminator such as `;`).
                 let last = t.token_text(tokens[tokens.len() - 1]);
                 let keep = if last.chars().any(|c| c.is_alphanumeric() || c == '_') { tokens } else { &tokens[..tokens.len() - 1] };
-                let span =
-                    |a: NodeId, b: NodeId| t.node(a).text.as_ref().map_or(0, |r| r.start as usize)..t.node(b).text.as_ref().map_or(0, |r| r.end as usize);
-                let (parameter, moved) = (span(keep[0], keep[keep.len() - 1]), span(tokens[0], tokens[tokens.len() - 1]));
-                let at = span(order[close], order[close]).start;
-                let src = t.source();
-                let comma = if empty { "" } else { ", " };
+                let parameter = span(t, keep[0]).start..span(t, keep[keep.len() - 1]).end;
+                let moved = span(t, tokens[0]).start..span(t, tokens[tokens.len() - 1]).end;
                 self.instances.push(format!("{}{comma}{}{}{}", &src[..at], &src[parameter], &src[at..moved.start], &src[moved.end..]));
             }
         }
