@@ -144,10 +144,6 @@ impl Oracle for PersistentCache<'_> {
         Ok(self.first_interesting_remembered(&[candidate])?[0].0)
     }
 
-    fn first_interesting(&mut self, candidates: &[&str]) -> Result<Vec<Verdict>, OracleError> {
-        Ok(self.first_interesting_remembered(candidates)?.into_iter().map(|(v, _)| v).collect())
-    }
-
     /// Each candidate the caller's screen admits is looked up first; only the unknown ones
     /// go to the inner oracle, and after a remembered interesting one nothing more does.
     fn first_interesting_screened(

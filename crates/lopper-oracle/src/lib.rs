@@ -98,15 +98,7 @@ pub trait Oracle {
     /// # Errors
     /// As [`Oracle::test`].
     fn first_interesting(&mut self, candidates: &[&str]) -> Result<Vec<Verdict>, OracleError> {
-        let mut out = Vec::with_capacity(candidates.len());
-        for c in candidates {
-            let v = self.test(c)?;
-            out.push(v);
-            if v == Verdict::Interesting {
-                break;
-            }
-        }
-        Ok(out)
+        Ok(self.first_interesting_screened(candidates, &mut |_| Screened::Run)?.into_iter().map(|(_, v, _)| v).collect())
     }
 
     /// As [`Oracle::first_interesting`], each verdict paired with whether it was remembered
@@ -567,14 +559,10 @@ impl Oracle for ScriptOracle {
         Ok(self.run(candidate, false)?.verdict)
     }
 
-    /// Keeps up to `jobs` tests running, in candidate order; returns as soon as the verdicts
-    /// of a prefix are known and its last one is interesting (or all are known). Tests of
-    /// later candidates still running then are killed, process group and all.
-    fn first_interesting(&mut self, candidates: &[&str]) -> Result<Vec<Verdict>, OracleError> {
-        Ok(self.first_interesting_screened(candidates, &mut |_| Screened::Run)?.into_iter().map(|(_, v, _)| v).collect())
-    }
-
-    /// [`Oracle::first_interesting`], each candidate screened when a slot is free for it.
+    /// Keeps up to `jobs` tests running, in candidate order, each candidate screened when a
+    /// slot is free for it; returns as soon as the verdicts of a prefix are known and its
+    /// last one is interesting (or all are known). Tests of later candidates still running
+    /// then are killed, process group and all.
     fn first_interesting_screened(
         &mut self,
         candidates: &[&str],
