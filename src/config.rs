@@ -167,9 +167,9 @@ impl Reduction {
         // Baselines know no grammar: their invalid candidates are tested, and counted.
         let baseline = a.algorithm != Algorithm::Perses;
         let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
-        let layout = passes::layout::LAYOUT.0;
-        if let Some(bad) = a.passes.iter().find(|p| *p != passes::PERSES && *p != CLANG_DELTA && *p != layout && passes::create(p).is_none()) {
-            let known: Vec<&str> = std::iter::once(passes::PERSES).chain(passes::BUILT_IN.iter().map(|b| b.0)).chain([CLANG_DELTA, layout]).collect();
+        let (layout, unused) = (passes::layout::LAYOUT.0, passes::unused::UNUSED.0);
+        if let Some(bad) = a.passes.iter().find(|p| ![passes::PERSES, unused, CLANG_DELTA, layout].contains(&p.as_str()) && passes::create(p).is_none()) {
+            let known: Vec<&str> = [unused, passes::PERSES].into_iter().chain(passes::BUILT_IN.iter().map(|b| b.0)).chain([CLANG_DELTA, layout]).collect();
             return Err(Fail(exit::USAGE, format!("unknown pass `{bad}` (known: {}; see --list-passes)", known.join(", "))));
         }
         let transforms = a.transform.clone();

@@ -62,13 +62,19 @@ pub struct ReduceArgs {
     /// List the reduction algorithms with their sources, and exit.
     #[arg(long)]
     pub list_algorithms: bool,
-    /// The passes, in order, comma-separated: `perses` (Perses' list deletion and
-    /// replacement), the passes past 1-minimality (`subtrees`, `tokens`, `identifiers`,
+    /// The passes, in order, comma-separated: `unused` (the list elements that declare a
+    /// name used nowhere else, minimized together at the start of each Perses round),
+    /// `perses` (Perses' list deletion and replacement), the passes past 1-minimality (`subtrees`, `tokens`, `identifiers`,
     /// `literals`), and
     /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed), and
     /// `layout` (the result laid out readably, once at the end); see --list-passes.
     /// Default: all of them.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "perses,identifiers,literals,inline,params,subtrees,tokens,clang_delta,layout")]
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "unused,perses,identifiers,literals,inline,params,subtrees,tokens,clang_delta,layout"
+    )]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may
@@ -375,6 +381,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         return Ok(());
     }
     if a.list_passes {
+        println!("{:14} {}", passes::unused::UNUSED.0, passes::unused::UNUSED.1);
         println!("{:14} Perses (Sun et al., ICSE 2018): ddmin over Kleene star/plus/optional children, replacement by subsumed descendants", passes::PERSES);
         for (name, about) in passes::BUILT_IN {
             println!("{name:14} {about}");

@@ -29,6 +29,7 @@ pub mod literals;
 pub mod params;
 pub mod subtrees;
 pub mod tokens;
+pub mod unused;
 
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{EditSet, NodeId, Tree};

@@ -299,3 +299,82 @@ fn params_moves_a_local_declaration_into_the_parameter_list() {
     assert_eq!(v[0], "function f(let x) {  x = 1; }\n");
     assert!(js.syntax_errors(&v[0]).unwrap() > 0);
 }
+
+/// The texts of the elements of `src`'s largest list that [`unused::Names`] finds
+/// unreferenced.
+fn unreferenced(f: &Frontend, src: &str) -> Vec<String> {
+    let tree = f.parse(src).unwrap().tree;
+    let live = tree.live(&EditSet::default());
+    let names = unused::Names::new(&tree, &live, f.grammar());
+    let lists = unused::lists(&tree, &EditSet::default());
+    let list = lists.iter().copied().max_by_key(|&l| (tree.node(l).tokens, std::cmp::Reverse(l))).unwrap();
+    tree.node(list).children.iter().filter(|&&e| names.unreferenced(e, &live)).map(|&e| unused::element_text(&tree, e).to_string()).collect()
+}
+
+#[test]
+fn unused_finds_the_declarations_nothing_else_uses() {
+    let c = Frontend::new(Language::C).unwrap();
+    let src = "typedef int T;\ntypedef T U;\nint g;\nstatic int helper(int x) { return x + g; }\nint spare(void) { return 1; }\nint main(void) { return helper(2); }\n";
+    // `T`, `g` and `helper` are used after their declaration; nothing uses `U`, `spare` or
+    // `main`.
+    assert_eq!(unreferenced(&c, src), ["typedef T U;", "int spare(void) { return 1; }", "int main(void) { return helper(2); }"]);
+    // An element that declares nothing (its names all occur first elsewhere) is no
+    // declaration: a statement is Perses' to delete.
+    assert_eq!(unreferenced(&c, "int f(int a) { a = 1; a = 2; int b = 3; return a; }\n"), ["int b = 3;"]);
+    let js = Frontend::new(Language::JavaScript).unwrap();
+    assert_eq!(unreferenced(&js, "function f() {}\nfunction g() { f(); }\nvar x = 1;\ng;\n"), ["var x = 1;"]);
+    let java = Frontend::new(Language::Java).unwrap();
+    assert_eq!(
+        unreferenced(&java, "class A { int k; int used() { return k; } int spare() { return 0; } void run() { used(); } }\n"),
+        ["int spare() { return 0; }", "void run() { used(); }"]
+    );
+}
+
+/// A C-like test that accepts a program when it still declares `crash` and every name `tN`
+/// it uses was declared before by a `typedef … tN;` (declare-before-use, as a compiler
+/// checks it).
+fn declared_before_use(t: &str) -> bool {
+    let mut declared = std::collections::HashSet::new();
+    for line in t.lines() {
+        let words: Vec<&str> =
+            line.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).filter(|w| w.starts_with('t') && w[1..].parse::<u32>().is_ok()).collect();
+        let (uses, new) = match (line.trim_start().starts_with("typedef"), words.split_last()) {
+            (true, Some((last, rest))) => (rest, Some(*last)),
+            _ => (&words[..], None),
+        };
+        if uses.iter().any(|u| !declared.contains(u)) {
+            return false;
+        }
+        declared.extend(new);
+    }
+    t.contains("int crash")
+}
+
+#[test]
+fn unused_deletes_a_chain_of_declarations_with_one_test_per_link() {
+    let c = Frontend::new(Language::C).unwrap();
+    // A chain t0 ← t1 ← … ← t9 that nothing at its end uses, functions nothing calls, and
+    // the one declaration the test needs in the middle.
+    let mut src = String::from("typedef int t0;\n");
+    for k in 1..10 {
+        src += &format!("typedef t{} t{k};\n", k - 1);
+        src += &format!("int f{k}(void) {{ return {k}; }}\n");
+        if k == 5 {
+            src += "int crash(int a) { return a; }\n";
+        }
+    }
+    assert!(declared_before_use(&src));
+    for jobs in [1, 3] {
+        let opts = |passes: &[&str]| Options { passes: passes.iter().map(|p| p.to_string()).collect(), jobs, ..Options::default() };
+        let perses = reduce(&c, &src, &mut declared_before_use, &opts(&["perses"]), &mut NoProgress).unwrap();
+        let with = reduce(&c, &src, &mut declared_before_use, &opts(&["unused", "perses"]), &mut NoProgress).unwrap();
+        assert!(declared_before_use(&with.text) && c.syntax_errors(&with.text).unwrap() == 0, "{}", with.text);
+        assert!(!with.text.contains("typedef") && !with.text.contains("f1"), "{}", with.text);
+        assert!(with.text.len() <= perses.text.len(), "{}\nvs\n{}", with.text, perses.text);
+        let unused = with.stats.pass_named("unused").unwrap();
+        // The first level: ddmin over t9, the functions and crash; then one test per
+        // link t8, …, t0.
+        assert!(unused.accepted >= 10, "{:?}", with.stats.pass_stats);
+        assert!(with.stats.tests < perses.stats.tests, "{} vs {} tests", with.stats.tests, perses.stats.tests);
+    }
+}

@@ -2,7 +2,7 @@
 //! statistics): ddmin over lines (ddmin over tokens is list deletion over every token, in
 //! `mod.rs`), and HDD / HDD* (Misherghi & Su, ICSE 2006) over the plain parse tree.
 
-use super::{Algorithm, Reducer, Round, LIST};
+use super::{Algorithm, Empty, Reducer, Round, LIST};
 use crate::oracle::OracleError;
 use lopper_tree::NodeId;
 
@@ -53,7 +53,7 @@ impl Reducer<'_> {
                 if nodes.is_empty() && !order.iter().any(|n| depth[n.0 as usize] > level) {
                     break;
                 }
-                self.ddmin_delete(&mut r, nodes, None, None)?;
+                self.ddmin_delete(&mut r, nodes, None, Empty::Never)?;
                 level += 1;
             }
             if !r.progress || self.opts.algorithm == Algorithm::Hdd {

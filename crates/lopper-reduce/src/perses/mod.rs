@@ -158,7 +158,16 @@ pub fn reduce_with_passes(
     progress: &mut dyn Progress,
 ) -> Result<Outcome, ReduceError> {
     let judge = Judge::new(frontend, input, oracle, opts.grammar_check, progress)?;
-    let mut r = Reducer { frontend, g: frontend.grammar(), opts, j: judge, disabled: HashSet::new(), perses_memo: Memo::Off, render: RenderOptions::default() };
+    let mut r = Reducer {
+        frontend,
+        g: frontend.grammar(),
+        opts,
+        j: judge,
+        disabled: HashSet::new(),
+        perses_memo: Memo::Off,
+        render: RenderOptions::default(),
+        pinned: HashSet::new(),
+    };
     let v = r.j.test_original().map_err(ReduceError::Oracle)?;
     if v != Verdict::Interesting {
         return Err(ReduceError::NotInteresting(v));
@@ -193,6 +202,19 @@ struct Reducer<'a> {
     /// The memo of Perses' own candidates (see [`Self::global_fixpoint`]).
     perses_memo: Memo<'static>,
     render: RenderOptions,
+    /// The texts of list elements the unused-declarations search found needed.
+    pinned: HashSet<String>,
+}
+
+/// Whether [`Reducer::ddmin_delete`] tries deleting every item first, and how.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Empty {
+    /// Never: at least one item stays (a Kleene plus, a baseline's level).
+    Never,
+    /// Yes, as the deletion of this list node (Perses' empty list).
+    DeleteList(NodeId),
+    /// Yes, as the deletion of each item (some of a list's elements).
+    DeleteItems,
 }
 
 /// One round's tree and state.
@@ -226,7 +248,7 @@ impl Reducer<'_> {
                 self.j.stats.rounds += 1;
                 self.j.set_pass(LIST);
                 let tokens: Vec<NodeId> = (0..r.tree.len() as u32).map(NodeId).filter(|&n| r.tree.node(n).kind == NodeKind::Token).collect();
-                return self.ddmin_delete(&mut r, tokens, None, None);
+                return self.ddmin_delete(&mut r, tokens, None, Empty::Never).map(drop);
             }
             Algorithm::Hdd | Algorithm::HddFixpoint => return self.hdd(),
         }
@@ -288,6 +310,9 @@ impl Reducer<'_> {
         loop {
             self.j.stats.rounds += 1;
             let mut round = Round::new(tree);
+            if self.opts.passes.iter().any(|p| p == passes::unused::UNUSED.0) {
+                self.remove_unused(&mut round)?;
+            }
             self.round(&mut round)?;
             if !round.progress {
                 return Ok(Some(round.tree));
@@ -478,7 +503,8 @@ impl Reducer<'_> {
             return Ok(());
         }
         let head = if may_empty { self.separated_list_head(r, n, &children) } else { None };
-        self.ddmin_delete(r, children, head, may_empty.then_some(n))
+        let empty = if may_empty { Empty::DeleteList(n) } else { Empty::Never };
+        self.ddmin_delete(r, children, head, empty).map(drop)
     }
 
     /// For a star `n` whose elements are all `sep x` pairs and whose left sibling is a live,
@@ -506,22 +532,23 @@ impl Reducer<'_> {
         elements.iter().all(|&e| pair_ok(e)).then_some(h)
     }
 
-    /// ddmin over `items` of the round's tree, deleting the ones not kept. With `head` (a
-    /// separated list's first element, see [`Self::separated_list_head`]) it joins the
-    /// items, and when it goes the first kept element loses its separator. With `list` the
-    /// whole list node goes first, in ddmin's first window (Perses' empty list).
-    fn ddmin_delete(&mut self, r: &mut Round, mut items: Vec<NodeId>, head: Option<NodeId>, list: Option<NodeId>) -> Result<(), OracleError> {
+    /// ddmin over `items` of the round's tree, deleting the ones not kept; returns the kept
+    /// ones. With `head` (a separated list's first element, see
+    /// [`Self::separated_list_head`]) it joins the items, and when it goes the first kept
+    /// element loses its separator. `empty` says whether deleting every item is the first
+    /// candidate, in ddmin's first window (Perses' empty list), and how it is written.
+    fn ddmin_delete(&mut self, r: &mut Round, mut items: Vec<NodeId>, head: Option<NodeId>, empty: Empty) -> Result<Vec<NodeId>, OracleError> {
         if let Some(h) = head {
             items.insert(0, h);
         }
         let base = r.state.clone();
         let all = items;
         let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
-        self.opts.minimizer.minimize(&weights, list.is_some(), self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
+        let kept = self.opts.minimizer.minimize(&weights, empty != Empty::Never, self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
             let batch = keeps
                 .iter()
                 .map(|keep| {
-                    if let (true, Some(n)) = (keep.is_empty(), list) {
+                    if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
                         return base.with(n, Edit::Delete);
                     }
                     let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
@@ -538,7 +565,7 @@ impl Reducer<'_> {
                 .collect();
             self.try_batch(r, batch)
         })?;
-        Ok(())
+        Ok(kept.into_iter().map(|i| all[i]).collect())
     }
 
     /// `reduceRegular`'s candidates: the node's compatible descendants (smallest first, at
@@ -600,3 +627,4 @@ impl Reducer<'_> {
 
 mod baselines;
 mod schedule;
+mod unused;

@@ -1,0 +1,97 @@
+//! Unused declarations, removed together (what C-Vise's `remove-unused-function` and
+//! `remove-unused-var` do for C, without the language): in a list, the elements that declare
+//! a name nothing else uses can all go at once, and deleting any subset of them leaves every
+//! remaining use of a name with its declaration. So a list minimizer over just those
+//! elements fails only where an element is needed by the test itself, not where a deletion
+//! broke a reference: where Perses' ddmin over a translation unit needs one accepted test
+//! per unused typedef it cannot delete together with its neighbours, this needs a few per
+//! level of the declarations' dependency chain (the reducer's search,
+//! `perses/unused.rs`, runs it at the start of each Perses round).
+//!
+//! Without a symbol table, a name's *declaration* is taken to be the list element holding
+//! its first occurrence (true of C, where a name is declared before use; elsewhere a wrong
+//! guess costs a failed test, never a wrong result). An element is *unreferenced* when it
+//! declares at least one name this way and every occurrence of each such name lies inside
+//! it. Names are the grammar's identifier tokens (as in [`super::identifiers`]).
+
+use lopper_grammar::PnfGrammar;
+use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
+use std::collections::HashMap;
+
+/// The search's name in `--passes`, and its source.
+pub const UNUSED: (&str, &str) = (
+    "unused",
+    "unused declarations: ddmin over the list elements that declare a name used nowhere else, which can go in any combination (C-Vise's remove-unused-function/-var, without the language); at the start of each Perses round",
+);
+
+/// Where each live identifier of a program occurs: built once per state of the edits.
+pub struct Names<'t> {
+    tree: &'t Tree,
+    /// Per name: its live occurrences, and the token position of the first.
+    names: HashMap<&'t str, (u32, usize)>,
+    /// Per token position: whether that token is a live identifier.
+    identifier: Vec<bool>,
+}
+
+impl<'t> Names<'t> {
+    /// The live identifiers of `tree` (`live`: one flag per node, as [`Tree::live`] gives).
+    pub fn new(tree: &'t Tree, live: &[bool], g: &PnfGrammar) -> Names<'t> {
+        let mut names: HashMap<&str, (u32, usize)> = HashMap::new();
+        let mut identifier = vec![false; tree.token_count()];
+        for (pos, &id) in tree.token_ids().iter().enumerate() {
+            if !live[id.0 as usize] || !tree.node(id).symbol.is_some_and(|s| g.is_identifier(s)) {
+                continue;
+            }
+            identifier[pos] = true;
+            names.entry(tree.token_text(id)).or_insert((0, pos)).0 += 1;
+        }
+        Names { tree, names, identifier }
+    }
+
+    /// Whether list element `e` is unreferenced (see the module docs): it holds the first
+    /// occurrence of some name, and all occurrences of every such name. `live` as for
+    /// [`Names::new`].
+    pub fn unreferenced(&self, e: NodeId, live: &[bool]) -> bool {
+        let t = self.tree;
+        let ids = t.subtree_token_ids(e);
+        let Some(start) = ids.first().and_then(|&id| t.token_position(id)) else { return false };
+        let end = start + ids.len();
+        let mut inside: HashMap<&str, u32> = HashMap::new();
+        for (pos, &id) in (start..end).zip(ids) {
+            if self.identifier[pos] && live[id.0 as usize] {
+                *inside.entry(t.token_text(id)).or_default() += 1;
+            }
+        }
+        let mut declares = false;
+        for (name, n) in inside {
+            let (all, first) = self.names[name];
+            if (start..end).contains(&first) {
+                if n < all {
+                    return false;
+                }
+                declares = true;
+            }
+        }
+        declares
+    }
+}
+
+/// The Kleene star and plus nodes of `tree` under `edits` with at least two children, in
+/// pre-order: the lists the search visits, outer ones first.
+pub fn lists(tree: &Tree, edits: &EditSet) -> Vec<NodeId> {
+    let mut found = Vec::new();
+    tree.walk(edits, |n| {
+        let node = tree.node(n);
+        if matches!(node.kind, NodeKind::Star | NodeKind::Plus) && node.children.len() > 1 {
+            found.push(n);
+        }
+        node.kind != NodeKind::Token
+    });
+    found
+}
+
+/// The source text of node `e`, from its first token to its last (empty without tokens).
+pub fn element_text(tree: &Tree, e: NodeId) -> &str {
+    let ids = tree.subtree_token_ids(e);
+    ids.first().zip(ids.last()).map_or("", |(a, b)| &tree.source()[super::span(tree, *a).start..super::span(tree, *b).end])
+}
