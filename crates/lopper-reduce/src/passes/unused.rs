@@ -76,6 +76,50 @@ impl<'t> Names<'t> {
     }
 }
 
+impl Names<'_> {
+    /// The largest set of `elements` (a list's live children, in order) outside `keep`
+    /// that declare some name and whose names are used only inside the set: what stays
+    /// unused once all of it is gone, cycles and chains of declarations included (a
+    /// mark-and-sweep over the uses, from every element that declares nothing, every
+    /// element in `keep` and every use outside the list). `live` as for [`Names::new`].
+    pub fn dead(&self, elements: &[NodeId], keep: &dyn Fn(NodeId) -> bool, live: &[bool]) -> Vec<NodeId> {
+        let t = self.tree;
+        // Per token position: the element (index) holding it.
+        let mut owner = vec![usize::MAX; self.identifier.len()];
+        for (i, &e) in elements.iter().enumerate() {
+            let ids = t.subtree_token_ids(e);
+            if let Some(start) = ids.first().and_then(|&id| t.token_position(id)) {
+                owner[start..start + ids.len()].fill(i);
+            }
+        }
+        let declarer = |name: &str| self.names.get(name).map_or(usize::MAX, |&(_, first)| owner[first]);
+        let mut dead = vec![false; elements.len()];
+        for (pos, &id) in t.token_ids().iter().enumerate() {
+            let i = owner[pos];
+            if i != usize::MAX && self.identifier[pos] && live[id.0 as usize] && declarer(t.token_text(id)) == i {
+                dead[i] = !keep(elements[i]);
+            }
+        }
+        loop {
+            let mut changed = false;
+            for (pos, &id) in t.token_ids().iter().enumerate() {
+                if !self.identifier[pos] || !live[id.0 as usize] {
+                    continue;
+                }
+                let d = declarer(t.token_text(id));
+                let user = owner[pos];
+                if d != usize::MAX && dead[d] && user != d && (user == usize::MAX || !dead[user]) {
+                    dead[d] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return elements.iter().zip(dead).filter(|(_, d)| *d).map(|(&e, _)| e).collect();
+            }
+        }
+    }
+}
+
 /// The Kleene star and plus nodes of `tree` under `edits` with at least two children, in
 /// pre-order: the lists the search visits, outer ones first.
 pub fn lists(tree: &Tree, edits: &EditSet) -> Vec<NodeId> {

@@ -7,33 +7,53 @@ use crate::passes::{
     self,
     unused::{element_text, Names},
 };
-use lopper_tree::NodeId;
+use lopper_tree::{Edit, NodeId};
+
+/// The search runs on a list only when what it may delete holds at least 1/`MIN_SHARE` of
+/// the list's tokens (measured on the corpus: 8 was best of 4, 8 and none).
+const MIN_SHARE: usize = 8;
 
 impl Reducer<'_> {
     /// Per list of the round's tree, outer lists first: ddmin over its unreferenced
-    /// elements (see [`passes::unused`]) when there are at least two, deleting all of them
+    /// elements (see [`passes::unused`]) when there are at least two holding at least
+    /// 1/[`MIN_SHARE`] of the list's tokens, deleting all of them
     /// the first candidate; then, as long as that deleted some, again over the elements the
-    /// deletions left unreferenced, even one. An element ddmin kept is needed by the test itself and is not offered
-    /// again while its text is the same (the first candidate of the next level then passes
-    /// unless the level holds another needed element), so a chain of declarations used
-    /// only by each other costs about one test per link.
+    /// deletions left unreferenced, even one. An element ddmin kept is needed by the test
+    /// itself and is not offered again while its text is the same; from the second level
+    /// on, the first candidate deletes every element that only the others use
+    /// ([`Names::dead`]: a whole chain of declarations at once), and ddmin over the level's
+    /// unreferenced elements runs only when that fails.
     pub(super) fn remove_unused(&mut self, r: &mut Round) -> Result<(), OracleError> {
         self.j.set_pass(passes::unused::UNUSED.0);
         for list in passes::unused::lists(&r.tree, &r.state) {
             // A list's first level needs two elements (one alone is Perses' to delete);
             // a level that deletions freed goes on from one.
             let mut least = 2;
-            loop {
-                if !r.live[list.0 as usize] {
-                    break;
-                }
+            while r.live[list.0 as usize] {
                 let names = Names::new(&r.tree, &r.live, self.g);
-                let offered = |e: &NodeId| r.live[e.0 as usize] && names.unreferenced(*e, &r.live) && !self.pinned.contains(element_text(&r.tree, *e));
-                let unreferenced: Vec<NodeId> = r.tree.node(list).children.iter().copied().filter(offered).collect();
+                let pinned = |e: NodeId| self.pinned.contains(element_text(&r.tree, e));
+                let elements: Vec<NodeId> = r.tree.node(list).children.iter().copied().filter(|e| r.live[e.0 as usize]).collect();
+                let unreferenced: Vec<NodeId> = elements.iter().copied().filter(|&e| names.unreferenced(e, &r.live) && !pinned(e)).collect();
                 if unreferenced.len() < least {
                     break;
                 }
+                // Past the first level, what the test needs is pinned: all that only the
+                // rest uses goes in one candidate first, a whole chain at once.
+                let dead = if least == 1 { names.dead(&elements, &pinned, &r.live) } else { Vec::new() };
                 least = 1;
+                // A deletion that frees little of the list is left to Perses' ddmin: a
+                // passing test costs as much whatever it removes.
+                let size = |v: &[NodeId]| v.iter().map(|&e| r.tree.node(e).tokens as usize).sum::<usize>();
+                if size(&unreferenced).max(size(&dead)) * MIN_SHARE < size(&elements) {
+                    break;
+                }
+                if dead.len() > unreferenced.len() {
+                    let mut all = r.state.clone();
+                    all.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
+                    if self.try_batch(r, vec![all])?.is_some() {
+                        continue;
+                    }
+                }
                 let kept = self.ddmin_delete(r, unreferenced.clone(), None, Empty::DeleteItems)?;
                 self.pinned.extend(kept.iter().map(|&e| element_text(&r.tree, e).to_string()));
                 if kept.len() == unreferenced.len() {
