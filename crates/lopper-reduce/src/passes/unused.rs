@@ -48,6 +48,19 @@ impl<'t> Names<'t> {
         Names { tree, names, identifier }
     }
 
+    /// The first name element `e` declares (holds the first occurrence of), if any: what
+    /// the search remembers an element the test needs by, since it stays the same while
+    /// the element's body shrinks.
+    pub fn declared(&self, e: NodeId, live: &[bool]) -> Option<&'t str> {
+        let t = self.tree;
+        let ids = t.subtree_token_ids(e);
+        let start = ids.first().and_then(|&id| t.token_position(id))?;
+        (start..start + ids.len()).zip(ids).find_map(|(pos, &id)| {
+            let name = t.token_text(id);
+            (self.identifier[pos] && live[id.0 as usize] && self.names[name].1 == pos).then_some(name)
+        })
+    }
+
     /// Whether list element `e` is unreferenced (see the module docs): it holds the first
     /// occurrence of some name, and all occurrences of every such name. `live` as for
     /// [`Names::new`].
@@ -81,7 +94,11 @@ impl Names<'_> {
     /// that declare some name and whose names are used only inside the set: what stays
     /// unused once all of it is gone, cycles and chains of declarations included (a
     /// mark-and-sweep over the uses, from every element that declares nothing, every
-    /// element in `keep` and every use outside the list). `live` as for [`Names::new`].
+    /// element in `keep` and every use outside the list). A use keeps every element that
+    /// holds the name, not only the one with its first occurrence, as if each might
+    /// declare it (a struct's field `top` after another struct's `top`: measured, keeping
+    /// only the first holder made this candidate fail on every level of va-arg). `live` as
+    /// for [`Names::new`].
     pub fn dead(&self, elements: &[NodeId], keep: &dyn Fn(NodeId) -> bool, live: &[bool]) -> Vec<NodeId> {
         let t = self.tree;
         // Per token position: the element (index) holding it.
@@ -93,25 +110,38 @@ impl Names<'_> {
             }
         }
         let declarer = |name: &str| self.names.get(name).map_or(usize::MAX, |&(_, first)| owner[first]);
+        // Per name, the elements that hold it: each may declare it.
+        let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut dead = vec![false; elements.len()];
         for (pos, &id) in t.token_ids().iter().enumerate() {
             let i = owner[pos];
-            if i != usize::MAX && self.identifier[pos] && live[id.0 as usize] && declarer(t.token_text(id)) == i {
+            if i == usize::MAX || !self.identifier[pos] || !live[id.0 as usize] {
+                continue;
+            }
+            let name = t.token_text(id);
+            if declarer(name) == i {
                 dead[i] = !keep(elements[i]);
+            }
+            let h = holders.entry(name).or_default();
+            if h.last() != Some(&i) {
+                h.push(i);
             }
         }
         loop {
             let mut changed = false;
             for (pos, &id) in t.token_ids().iter().enumerate() {
-                if !self.identifier[pos] || !live[id.0 as usize] {
+                let user = owner[pos];
+                if !self.identifier[pos] || !live[id.0 as usize] || (user != usize::MAX && dead[user]) {
                     continue;
                 }
-                let d = declarer(t.token_text(id));
-                let user = owner[pos];
-                if d != usize::MAX && dead[d] && user != d && (user == usize::MAX || !dead[user]) {
-                    dead[d] = false;
-                    changed = true;
-                }
+                let name = t.token_text(id);
+                let mut revive = |d: usize| {
+                    if d != usize::MAX && dead[d] && d != user {
+                        dead[d] = false;
+                        changed = true;
+                    }
+                };
+                holders.get(name).into_iter().flatten().for_each(|&d| revive(d));
             }
             if !changed {
                 return elements.iter().zip(dead).filter(|(_, d)| *d).map(|(&e, _)| e).collect();

@@ -202,7 +202,7 @@ struct Reducer<'a> {
     /// The memo of Perses' own candidates (see [`Self::global_fixpoint`]).
     perses_memo: Memo<'static>,
     render: RenderOptions,
-    /// The texts of list elements the unused-declarations search found needed.
+    /// The names declared by list elements the unused-declarations search found needed.
     pinned: HashSet<String>,
 }
 

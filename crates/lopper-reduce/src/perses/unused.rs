@@ -3,10 +3,7 @@
 
 use super::{Empty, Reducer, Round};
 use crate::oracle::OracleError;
-use crate::passes::{
-    self,
-    unused::{element_text, Names},
-};
+use crate::passes::{self, unused::Names};
 use lopper_tree::{Edit, NodeId};
 
 /// The search runs on a list only when what it may delete holds at least 1/`MIN_SHARE` of
@@ -16,13 +13,13 @@ const MIN_SHARE: usize = 8;
 impl Reducer<'_> {
     /// Per list of the round's tree, outer lists first: ddmin over its unreferenced
     /// elements (see [`passes::unused`]) when there are at least two holding at least
-    /// 1/[`MIN_SHARE`] of the list's tokens, deleting all of them
-    /// the first candidate; then, as long as that deleted some, again over the elements the
-    /// deletions left unreferenced, even one. An element ddmin kept is needed by the test
-    /// itself and is not offered again while its text is the same; from the second level
-    /// on, the first candidate deletes every element that only the others use
-    /// ([`Names::dead`]: a whole chain of declarations at once), and ddmin over the level's
-    /// unreferenced elements runs only when that fails.
+    /// 1/[`MIN_SHARE`] of the list's tokens, deleting all of them the first candidate; then,
+    /// as long as that deleted some, again over the elements the deletions left
+    /// unreferenced, even one. An element ddmin kept is needed by the test itself: the
+    /// name it declares first is pinned, for the rest of the reduction. In a list with a
+    /// pinned element, the first candidate deletes every element that only the unpinned
+    /// others use ([`Names::dead`]: whole chains of declarations at once), and ddmin over
+    /// the unreferenced elements runs only when that fails.
     pub(super) fn remove_unused(&mut self, r: &mut Round) -> Result<(), OracleError> {
         self.j.set_pass(passes::unused::UNUSED.0);
         for list in passes::unused::lists(&r.tree, &r.state) {
@@ -31,15 +28,15 @@ impl Reducer<'_> {
             let mut least = 2;
             while r.live[list.0 as usize] {
                 let names = Names::new(&r.tree, &r.live, self.g);
-                let pinned = |e: NodeId| self.pinned.contains(element_text(&r.tree, e));
+                let pinned = |e: NodeId| names.declared(e, &r.live).is_some_and(|n| self.pinned.contains(n));
                 let elements: Vec<NodeId> = r.tree.node(list).children.iter().copied().filter(|e| r.live[e.0 as usize]).collect();
                 let unreferenced: Vec<NodeId> = elements.iter().copied().filter(|&e| names.unreferenced(e, &r.live) && !pinned(e)).collect();
                 if unreferenced.len() < least {
                     break;
                 }
-                // Past the first level, what the test needs is pinned: all that only the
-                // rest uses goes in one candidate first, a whole chain at once.
-                let dead = if least == 1 { names.dead(&elements, &pinned, &r.live) } else { Vec::new() };
+                // Once what the test needs is pinned, all that only the rest uses goes in
+                // one candidate first, a whole chain at once.
+                let dead = if elements.iter().any(|&e| pinned(e)) { names.dead(&elements, &pinned, &r.live) } else { Vec::new() };
                 least = 1;
                 // A deletion that frees little of the list is left to Perses' ddmin: a
                 // passing test costs as much whatever it removes.
@@ -55,7 +52,8 @@ impl Reducer<'_> {
                     }
                 }
                 let kept = self.ddmin_delete(r, unreferenced.clone(), None, Empty::DeleteItems)?;
-                self.pinned.extend(kept.iter().map(|&e| element_text(&r.tree, e).to_string()));
+                let names = Names::new(&r.tree, &r.live, self.g);
+                self.pinned.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
                 if kept.len() == unreferenced.len() {
                     break;
                 }
