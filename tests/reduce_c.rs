@@ -80,19 +80,26 @@ fn one_job_and_two_jobs_give_the_same_bytes() {
     assert_eq!(outs[0], outs[1]);
 }
 
+/// Reduces `program` (as program.c) under the test script body `test` with `-q` and
+/// `args`: the result, checked to exit 0, pass its test and parse without syntax errors,
+/// and the `--stats` JSON.
+fn reduced_with(program: &str, test: &str, args: &[&str]) -> (String, serde_json::Value) {
+    let case = Case::new("program.c", program, test);
+    let stats = case.path("stats.json");
+    let out = case.lopper(&[&["-q", "--stats", stats.to_str().unwrap()], args].concat());
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "the result must still be interesting:\n{reduced}");
+    assert_eq!(lopper_parse::Frontend::new(Language::C).unwrap().syntax_errors(&reduced).unwrap(), 0, "{reduced}");
+    (reduced, serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap())
+}
+
 #[test]
 fn the_default_pipeline_ends_smaller_than_perses_alone() {
     require_tool("gcc");
     let mut results = Vec::new();
     for passes in ["perses", "perses,subtrees,tokens,identifiers,literals"] {
-        let case = Case::new("program.c", EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"));
-        let stats = case.path("stats.json");
-        let out = case.lopper(&["-q", "--passes", passes, "--stats", stats.to_str().unwrap()]);
-        assert_exit(&out, 0);
-        let reduced = fs::read_to_string(&case.program).unwrap();
-        assert!(case.passes(&case.program), "{reduced}");
-        assert_eq!(lopper_parse::Frontend::new(Language::C).unwrap().syntax_errors(&reduced).unwrap(), 0, "{reduced}");
-        let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+        let (reduced, s) = reduced_with(EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"), &["--passes", passes]);
         results.push((tokens(Language::C, &reduced), reduced.len(), s));
     }
     let ((t1, b1, _), (t2, b2, s2)) = (&results[0], &results[1]);
@@ -109,16 +116,9 @@ fn probdd_reduces_the_example_the_same_with_one_or_two_jobs() {
     require_tool("gcc");
     let mut outs = Vec::new();
     for jobs in ["1", "2"] {
-        let case = Case::new("program.c", EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"));
-        let stats = case.path("stats.json");
-        let out = case.lopper(&["-q", "-j", jobs, "--passes", "perses", "--minimizer", "probdd", "--stats", stats.to_str().unwrap()]);
-        assert_exit(&out, 0);
-        let reduced = fs::read_to_string(&case.program).unwrap();
-        assert!(case.passes(&case.program), "the result must still be interesting:\n{reduced}");
-        assert_eq!(lopper_parse::Frontend::new(Language::C).unwrap().syntax_errors(&reduced).unwrap(), 0, "{reduced}");
+        let (reduced, s) = reduced_with(EXAMPLE, EXAMPLE_TEST.trim_start_matches("#!/bin/sh\n"), &["-j", jobs, "--passes", "perses", "--minimizer", "probdd"]);
         // Measured: 507 -> 45 tokens, as with ddmin.
         assert!(tokens(Language::C, &reduced) <= 50, "{reduced}");
-        let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
         outs.push((reduced, s["tests"].clone(), s["candidates"].clone()));
     }
     assert_eq!(outs[0], outs[1]);
@@ -156,14 +156,7 @@ fn unused_declarations_go_together_in_fewer_tests() {
     let test = "out=$(LC_ALL=C gcc -c -o /dev/null \"$1\" 2>&1) && printf '%s' \"$out\" | grep -q 'division by zero'\n";
     let mut results = Vec::new();
     for passes in ["perses", "unused,perses"] {
-        let case = Case::new("program.c", &declarations_program(), test);
-        let stats = case.path("stats.json");
-        let out = case.lopper(&["-q", "--passes", passes, "--stats", stats.to_str().unwrap()]);
-        assert_exit(&out, 0);
-        let reduced = fs::read_to_string(&case.program).unwrap();
-        assert!(case.passes(&case.program), "{reduced}");
-        assert_eq!(lopper_parse::Frontend::new(Language::C).unwrap().syntax_errors(&reduced).unwrap(), 0, "{reduced}");
-        let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+        let (reduced, s) = reduced_with(&declarations_program(), test, &["--passes", passes]);
         results.push((tokens(Language::C, &reduced), s));
     }
     let ((t1, s1), (t2, s2)) = (&results[0], &results[1]);
