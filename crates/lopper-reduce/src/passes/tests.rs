@@ -300,6 +300,12 @@ fn params_moves_a_local_declaration_into_the_parameter_list() {
     assert!(js.syntax_errors(&v[0]).unwrap() > 0);
 }
 
+/// The source text of node `e`, from its first token to its last.
+fn element_text(tree: &lopper_tree::Tree, e: lopper_tree::NodeId) -> &str {
+    let ids = tree.subtree_token_ids(e);
+    &tree.source()[span(tree, ids[0]).start..span(tree, ids[ids.len() - 1]).end]
+}
+
 /// The texts of the elements of `src`'s largest list that [`unused::Names`] finds
 /// unreferenced.
 fn unreferenced(f: &Frontend, src: &str) -> Vec<String> {
@@ -308,7 +314,7 @@ fn unreferenced(f: &Frontend, src: &str) -> Vec<String> {
     let names = unused::Names::new(&tree, &live, f.grammar());
     let lists = unused::lists(&tree, &EditSet::default());
     let list = lists.iter().copied().max_by_key(|&l| (tree.node(l).tokens, std::cmp::Reverse(l))).unwrap();
-    tree.node(list).children.iter().filter(|&&e| names.unreferenced(e, &live)).map(|&e| unused::element_text(&tree, e).to_string()).collect()
+    tree.node(list).children.iter().filter(|&&e| names.unreferenced(e, &live)).map(|&e| element_text(&tree, e).to_string()).collect()
 }
 
 #[test]
@@ -389,15 +395,15 @@ fn unused_dead_takes_chains_and_cycles_but_not_what_a_kept_element_uses() {
     let names = unused::Names::new(&tree, &live, c.grammar());
     let list = *unused::lists(&tree, &EditSet::default()).iter().max_by_key(|&&l| tree.node(l).tokens).unwrap();
     let elements = tree.node(list).children.clone();
-    let text = |v: Vec<lopper_tree::NodeId>| v.into_iter().map(|e| unused::element_text(&tree, e).to_string()).collect::<Vec<_>>();
+    let text = |v: Vec<lopper_tree::NodeId>| v.into_iter().map(|e| element_text(&tree, e).to_string()).collect::<Vec<_>>();
     // Keeping `crash` only: the typedef chain, `keep_me` and the cycle of the two structs
     // all go (`struct A` is not unreferenced alone: `struct B` names it).
-    let crash = |e: lopper_tree::NodeId| unused::element_text(&tree, e).starts_with("int crash");
+    let crash = |e: lopper_tree::NodeId| element_text(&tree, e).starts_with("int crash");
     let dead = text(names.dead(&elements, &crash, &live));
     assert_eq!(dead, ["typedef int T;", "typedef T U;", "struct A { struct B *b; };", "struct B { struct A *a; };", "U keep_me;"]);
     assert!(!names.unreferenced(elements[2], &live) && names.unreferenced(elements[3], &live));
     // Keeping `keep_me` keeps the chain it uses.
-    let keep = |e: lopper_tree::NodeId| unused::element_text(&tree, e).starts_with("U keep_me");
+    let keep = |e: lopper_tree::NodeId| element_text(&tree, e).starts_with("U keep_me");
     let dead = text(names.dead(&elements, &keep, &live));
     assert_eq!(dead, ["struct A { struct B *b; };", "struct B { struct A *a; };", "int crash(void) { return 0; }"]);
 }

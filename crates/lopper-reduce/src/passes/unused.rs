@@ -17,6 +17,7 @@
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
 use std::collections::HashMap;
+use std::ops::Range;
 
 /// The search's name in `--passes`, and its source.
 pub const UNUSED: (&str, &str) = (
@@ -53,9 +54,8 @@ impl<'t> Names<'t> {
     /// the element's body shrinks.
     pub fn declared(&self, e: NodeId, live: &[bool]) -> Option<&'t str> {
         let t = self.tree;
-        let ids = t.subtree_token_ids(e);
-        let start = ids.first().and_then(|&id| t.token_position(id))?;
-        (start..start + ids.len()).zip(ids).find_map(|(pos, &id)| {
+        let (span, ids) = self.positions(e)?;
+        span.zip(ids).find_map(|(pos, &id)| {
             let name = t.token_text(id);
             (self.identifier[pos] && live[id.0 as usize] && self.names[name].1 == pos).then_some(name)
         })
@@ -66,11 +66,9 @@ impl<'t> Names<'t> {
     /// [`Names::new`].
     pub fn unreferenced(&self, e: NodeId, live: &[bool]) -> bool {
         let t = self.tree;
-        let ids = t.subtree_token_ids(e);
-        let Some(start) = ids.first().and_then(|&id| t.token_position(id)) else { return false };
-        let end = start + ids.len();
+        let Some((span, ids)) = self.positions(e) else { return false };
         let mut inside: HashMap<&str, u32> = HashMap::new();
-        for (pos, &id) in (start..end).zip(ids) {
+        for (pos, &id) in span.clone().zip(ids) {
             if self.identifier[pos] && live[id.0 as usize] {
                 *inside.entry(t.token_text(id)).or_default() += 1;
             }
@@ -78,7 +76,7 @@ impl<'t> Names<'t> {
         let mut declares = false;
         for (name, n) in inside {
             let (all, first) = self.names[name];
-            if (start..end).contains(&first) {
+            if span.contains(&first) {
                 if n < all {
                     return false;
                 }
@@ -87,9 +85,14 @@ impl<'t> Names<'t> {
         }
         declares
     }
-}
 
-impl Names<'_> {
+    /// Node `e`'s tokens with their positions in [`Tree::token_ids`] (a subtree's tokens
+    /// are contiguous); `None` for a node without tokens.
+    fn positions(&self, e: NodeId) -> Option<(Range<usize>, &'t [NodeId])> {
+        let ids = self.tree.subtree_token_ids(e);
+        let start = self.tree.token_position(*ids.first()?)?;
+        Some((start..start + ids.len(), ids))
+    }
     /// The largest set of `elements` (a list's live children, in order) outside `keep`
     /// that declare some name and whose names are used only inside the set: what stays
     /// unused once all of it is gone, cycles and chains of declarations included (a
@@ -104,9 +107,8 @@ impl Names<'_> {
         // Per token position: the element (index) holding it.
         let mut owner = vec![usize::MAX; self.identifier.len()];
         for (i, &e) in elements.iter().enumerate() {
-            let ids = t.subtree_token_ids(e);
-            if let Some(start) = ids.first().and_then(|&id| t.token_position(id)) {
-                owner[start..start + ids.len()].fill(i);
+            if let Some((span, _)) = self.positions(e) {
+                owner[span].fill(i);
             }
         }
         let declarer = |name: &str| self.names.get(name).map_or(usize::MAX, |&(_, first)| owner[first]);
@@ -162,10 +164,4 @@ pub fn lists(tree: &Tree, edits: &EditSet) -> Vec<NodeId> {
         node.kind != NodeKind::Token
     });
     found
-}
-
-/// The source text of node `e`, from its first token to its last (empty without tokens).
-pub fn element_text(tree: &Tree, e: NodeId) -> &str {
-    let ids = tree.subtree_token_ids(e);
-    ids.first().zip(ids.last()).map_or("", |(a, b)| &tree.source()[super::span(tree, *a).start..super::span(tree, *b).end])
 }

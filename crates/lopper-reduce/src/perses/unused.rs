@@ -51,10 +51,11 @@ impl Reducer<'_> {
                         continue;
                     }
                 }
-                let kept = self.ddmin_delete(r, unreferenced.clone(), None, Empty::DeleteItems)?;
+                let offered = unreferenced.len();
+                let kept = self.ddmin_delete(r, unreferenced, None, Empty::DeleteItems)?;
                 let names = Names::new(&r.tree, &r.live, self.g);
                 self.pinned.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
-                if kept.len() == unreferenced.len() {
+                if kept.len() == offered {
                     break;
                 }
             }
