@@ -407,3 +407,31 @@ fn unused_dead_takes_chains_and_cycles_but_not_what_a_kept_element_uses() {
     let dead = text(names.dead(&elements, &keep, &live));
     assert_eq!(dead, ["struct A { struct B *b; };", "struct B { struct A *a; };", "int crash(void) { return 0; }"]);
 }
+
+#[test]
+fn unused_follow_up_deletes_what_a_perses_deletion_left_unused_in_one_test() {
+    let c = Frontend::new(Language::C).unwrap();
+    // A typedef chain t0 ← … ← t5 that only `v` uses, its links between declarations the
+    // test needs (k1 … k5); `crash` uses `v`, but the test does not check that name, so
+    // Perses' ddmin may delete `v`, which leaves the whole chain unused.
+    let mut src = String::from("typedef int t0;\n");
+    for k in 1..6 {
+        src += &format!("int k{k};\ntypedef t{} t{k};\n", k - 1);
+    }
+    src += "t5 v;\nint crash(int a) { return a + v; }\n";
+    let test = |t: &str| declared_before_use(t) && (1..6).all(|k| t.contains(&format!("int k{k};")));
+    assert!(test(&src));
+    for jobs in [1, 3] {
+        let opts = |passes: &[&str]| Options { passes: passes.iter().map(|p| p.to_string()).collect(), jobs, ..Options::default() };
+        let perses = reduce(&c, &src, &mut { test }, &opts(&["perses"]), &mut NoProgress).unwrap();
+        let with = reduce(&c, &src, &mut { test }, &opts(&["unused", "perses"]), &mut NoProgress).unwrap();
+        assert!(test(&with.text) && !with.text.contains("typedef") && !with.text.contains("t5 v"), "{}", with.text);
+        assert_eq!(with.text, perses.text);
+        // Perses alone deletes the six typedefs one accepted test each once `v` is gone
+        // (they sit between needed declarations); the follow-up takes them in one.
+        let accepted = |o: &crate::Outcome, pass: &str| o.stats.pass_named(pass).map_or(0, |p| p.accepted);
+        assert!(accepted(&perses, "list") >= 7, "{:?}", perses.stats.pass_stats);
+        assert!(accepted(&with, "list") + accepted(&with, "unused") <= 3, "{:?}", with.stats.pass_stats);
+        assert!(with.stats.tests < perses.stats.tests, "{} vs {} tests", with.stats.tests, perses.stats.tests);
+    }
+}

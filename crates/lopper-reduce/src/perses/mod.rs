@@ -167,6 +167,7 @@ pub fn reduce_with_passes(
         perses_memo: Memo::Off,
         render: RenderOptions::default(),
         pinned: HashSet::new(),
+        unused: opts.passes.iter().any(|p| p == passes::unused::UNUSED.0),
     };
     let v = r.j.test_original().map_err(ReduceError::Oracle)?;
     if v != Verdict::Interesting {
@@ -204,6 +205,9 @@ struct Reducer<'a> {
     render: RenderOptions,
     /// The names declared by list elements the unused-declarations search found needed.
     pinned: HashSet<String>,
+    /// Whether the unused-declarations search ([`passes::unused`]) runs before each
+    /// list's ddmin.
+    unused: bool,
 }
 
 /// Whether [`Reducer::ddmin_delete`] tries deleting every item first, and how.
@@ -310,8 +314,10 @@ impl Reducer<'_> {
         loop {
             self.j.stats.rounds += 1;
             let mut round = Round::new(tree);
-            if self.opts.passes.iter().any(|p| p == passes::unused::UNUSED.0) {
-                self.remove_unused(&mut round)?;
+            if self.unused {
+                for list in passes::unused::lists(&round.tree, &round.state) {
+                    self.remove_unused(&mut round, list)?;
+                }
             }
             self.round(&mut round)?;
             if !round.progress {
@@ -544,15 +550,17 @@ impl Reducer<'_> {
         let base = r.state.clone();
         let all = items;
         let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
+        // Items the unused search's follow-ups deleted while ddmin still counts them kept.
+        let mut freed = Freed::new(self, r, &all, head.is_none() && matches!(empty, Empty::DeleteList(_)));
         let kept = self.opts.minimizer.minimize(&weights, empty != Empty::Never, self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
-            let batch = keeps
+            let batch: Vec<EditSet> = keeps
                 .iter()
                 .map(|keep| {
                     if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
                         return base.with(n, Edit::Delete);
                     }
                     let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
-                    let kept: HashSet<NodeId> = keep.iter().copied().collect();
+                    let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !freed.gone.contains(k)).collect();
                     let mut e = base.clone();
                     e.0.extend(all.iter().filter(|c| !kept.contains(c)).map(|c| (*c, Edit::Delete)));
                     if head.is_some_and(|h| !kept.contains(&h)) {
@@ -563,7 +571,16 @@ impl Reducer<'_> {
                     e
                 })
                 .collect();
-            self.try_batch(r, batch)
+            // A keep whose deletions the follow-ups already made is the current best:
+            // interesting, without a test, once every candidate before it failed.
+            let same = batch.iter().position(|e| *e == r.state);
+            let tested = same.map_or(batch.len(), |k| k);
+            let winner = match self.try_batch(r, batch.into_iter().take(tested).collect())? {
+                Some(i) => Some(i),
+                None => return Ok(same),
+            };
+            freed.follow_up(self, r)?;
+            Ok(winner)
         })?;
         Ok(kept.into_iter().map(|i| all[i]).collect())
     }
@@ -628,3 +645,4 @@ impl Reducer<'_> {
 mod baselines;
 mod schedule;
 mod unused;
+use unused::Freed;
