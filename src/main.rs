@@ -63,7 +63,8 @@ pub struct ReduceArgs {
     #[arg(long)]
     pub list_algorithms: bool,
     /// The passes, in order, comma-separated: `unused` (the list elements that declare a
-    /// name used nowhere else, minimized together at the start of each Perses round),
+    /// name used nowhere else, minimized together at the start of each Perses round, and
+    /// what each deletion of Perses' ddmin left unused),
     /// `perses` (Perses' list deletion and replacement), the passes past 1-minimality (`subtrees`, `tokens`, `identifiers`,
     /// `literals`), and
     /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed), and

@@ -106,8 +106,19 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     );
     eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
     eprintln!(
-        "  tests     {} run ({:.3} s the first), {} cache hits, {} presumed not interesting (a change that failed in an earlier round), {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled and {} finished past the answer",
-        s.tests, s.first_test_seconds, s.cache_hits, s.presumed, s.remembered, s.timeouts, s.accepted, s.rounds, wasted.cancelled, wasted.finished
+        "  tests     {} run ({:.3} s the first), {} cache hits, {} presumed not interesting (a change that failed in an earlier round), {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled and {} finished past the answer, {} successors started on a probable success and {} of them used",
+        s.tests,
+        s.first_test_seconds,
+        s.cache_hits,
+        s.presumed,
+        s.remembered,
+        s.timeouts,
+        s.accepted,
+        s.rounds,
+        wasted.cancelled,
+        wasted.finished,
+        wasted.successors,
+        wasted.successors_used
     );
     // Passes that tested nothing are only counted, so that the line stays readable.
     let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
@@ -147,6 +158,10 @@ struct StatsReport<'a> {
     /// Speculative runs that ended, but with a verdict past the answer (wasted like the
     /// cancelled ones; both are 0 with `-j 1`).
     finished_speculative_runs_past_answer: usize,
+    /// Successor runs started while a candidate's run lasted as long as passing ones do
+    /// (speculation on its success), and those whose verdict was used.
+    successor_runs: usize,
+    successor_runs_used: usize,
     /// Test runs on the original before the reduction (not in `tests`).
     sanity_runs: usize,
     invalid_share: f64,
@@ -179,6 +194,8 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, was
         jobs: r.jobs,
         cancelled_speculative_runs: wasted.cancelled,
         finished_speculative_runs_past_answer: wasted.finished,
+        successor_runs: wasted.successors,
+        successor_runs_used: wasted.successors_used,
         sanity_runs,
         invalid_share: outcome.stats.invalid_share(),
         passes: s

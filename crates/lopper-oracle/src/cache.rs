@@ -151,25 +151,39 @@ impl Oracle for PersistentCache<'_> {
         candidates: &[&str],
         screen: &mut dyn FnMut(usize) -> Screened,
     ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
+        self.first_interesting_speculating(candidates, screen, &mut |_| None)
+    }
+
+    /// As [`Self::first_interesting_screened`], the successors handed to the inner oracle.
+    fn first_interesting_speculating(
+        &mut self,
+        candidates: &[&str],
+        screen: &mut dyn FnMut(usize) -> Screened,
+        successor: &mut dyn FnMut(usize) -> Option<String>,
+    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
         let mut remembered: Vec<(usize, Verdict, [u8; 32])> = Vec::new();
         let mut keys: Vec<Option<[u8; 32]>> = vec![None; candidates.len()];
         let mut answered = false;
         let PersistentCache { inner, db, path, identity, warning, .. } = self;
-        let ran = inner.first_interesting_screened(candidates, &mut |i| {
-            if answered || screen(i) == Screened::Skip {
-                return Screened::Skip;
-            }
-            let key = key_of(identity, candidates[i]);
-            keys[i] = Some(key);
-            match lookup(db, path, warning, &key) {
-                Some(v) => {
-                    remembered.push((i, v, key));
-                    answered = v == Verdict::Interesting;
-                    Screened::Skip
+        let ran = inner.first_interesting_speculating(
+            candidates,
+            &mut |i| {
+                if answered || screen(i) == Screened::Skip {
+                    return Screened::Skip;
                 }
-                None => Screened::Run,
-            }
-        });
+                let key = key_of(identity, candidates[i]);
+                keys[i] = Some(key);
+                match lookup(db, path, warning, &key) {
+                    Some(v) => {
+                        remembered.push((i, v, key));
+                        answered = v == Verdict::Interesting;
+                        Screened::Skip
+                    }
+                    None => Screened::Run,
+                }
+            },
+            successor,
+        );
         let ran = ran?;
         let mut out: Vec<(usize, Verdict, bool)> = ran.iter().copied().chain(remembered.iter().map(|&(i, v, _)| (i, v, true))).collect();
         out.sort_by_key(|e| e.0);

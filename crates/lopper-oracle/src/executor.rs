@@ -51,6 +51,10 @@ pub trait Executor {
 
     /// Runs in flight.
     fn in_flight(&self) -> usize;
+
+    /// How long run `id` has been in flight, by the executor's clock; `None` once it is
+    /// not.
+    fn elapsed(&self, id: RunId) -> Option<Duration>;
 }
 
 /// One test process in flight.
@@ -215,6 +219,10 @@ impl Executor for LocalExecutor {
     fn in_flight(&self) -> usize {
         self.running.len()
     }
+
+    fn elapsed(&self, id: RunId) -> Option<Duration> {
+        self.running.iter().find(|r| r.id == id).map(|r| r.started.elapsed())
+    }
 }
 
 impl Drop for LocalExecutor {
@@ -225,19 +233,101 @@ impl Drop for LocalExecutor {
     }
 }
 
-/// Speculative runs whose work was thrown away because an earlier candidate was interesting.
+/// Speculative runs whose work was thrown away because an earlier candidate was interesting
+/// (or, for a successor, because its candidate was not), and successor runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Wasted {
     /// Runs killed before they ended.
     pub cancelled: usize,
     /// Runs that ended, with a verdict past the answer.
     pub finished: usize,
+    /// Successor runs started on speculation of a success ([`Speculation`]); those not
+    /// used are in `cancelled` or `finished` too.
+    pub successors: usize,
+    /// Successor runs whose verdict a later call used, as its test of that candidate.
+    pub successors_used: usize,
 }
 
 impl std::ops::AddAssign for Wasted {
     fn add_assign(&mut self, o: Wasted) {
         self.cancelled += o.cancelled;
         self.finished += o.finished;
+        self.successors += o.successors;
+        self.successors_used += o.successors_used;
+    }
+}
+
+/// Speculation on success (lopper's own; the scheduler's state between calls): when a
+/// candidate's run has lasted long enough that it is probably interesting (tests that pass
+/// often take longer: a compiler crashing prints its stack), a free slot starts the
+/// candidate the search would judge next if it is, instead of more candidates that are
+/// useful only if it is not. That run is carried into the next calls; when a later call
+/// reaches the same text, its run is adopted (or its finished verdict used) instead of a new
+/// one, so the verdicts, their order and the counts stay those of `-j 1`.
+#[derive(Debug, Default)]
+pub struct Speculation {
+    /// Wall times of recent runs that were not interesting, and of interesting ones.
+    rejected: std::collections::VecDeque<Duration>,
+    interesting: std::collections::VecDeque<Duration>,
+    /// A run started for a successor, if any.
+    carried: Option<Carried>,
+}
+
+/// A successor's run carried between calls of [`first_interesting`].
+#[derive(Debug)]
+struct Carried {
+    id: RunId,
+    text: String,
+    /// Its ending, once known.
+    done: Option<Finished>,
+    /// Calls that ended without adopting it (it is dropped after [`CARRY_CALLS`]).
+    age: usize,
+}
+
+/// How many calls a successor's run waits to be adopted (the search may judge one other
+/// candidate first, e.g. a follow-up of the one that passed).
+const CARRY_CALLS: usize = 2;
+/// Durations kept per kind, and the fewest of each before speculating.
+const HISTORY: usize = 64;
+const MIN_HISTORY: usize = 4;
+
+impl Speculation {
+    /// How long a run must have lasted before its success is speculated on: longer than
+    /// nine in ten recent rejected runs (and at most halfway between the median rejected and
+    /// the median interesting run), when interesting runs take at least 1.5 times as long
+    /// as rejected ones; `None` (never) otherwise or before enough runs of each.
+    fn patience(&self) -> Option<Duration> {
+        if self.rejected.len() < MIN_HISTORY || self.interesting.len() < MIN_HISTORY {
+            return None;
+        }
+        let quantile = |q: &std::collections::VecDeque<Duration>, at: f64| {
+            let mut v: Vec<Duration> = q.iter().copied().collect();
+            v.sort();
+            v[((v.len() - 1) as f64 * at) as usize]
+        };
+        let (r, i) = (quantile(&self.rejected, 0.5), quantile(&self.interesting, 0.5));
+        (i.as_secs_f64() >= 1.5 * r.as_secs_f64()).then(|| quantile(&self.rejected, 0.9).min((r + i) / 2))
+    }
+
+    fn record(&mut self, elapsed: Duration, interesting: bool) {
+        let q = if interesting { &mut self.interesting } else { &mut self.rejected };
+        if q.len() == HISTORY {
+            q.pop_front();
+        }
+        q.push_back(elapsed);
+    }
+
+    /// Cancels the carried run, counting it as wasted.
+    fn drop_carried(&mut self, exec: &mut dyn Executor, wasted: &mut Wasted) {
+        if let Some(c) = self.carried.take() {
+            match c.done {
+                Some(_) => wasted.finished += 1,
+                None => {
+                    exec.cancel(c.id);
+                    wasted.cancelled += 1;
+                }
+            }
+        }
     }
 }
 
@@ -252,21 +342,33 @@ impl std::ops::AddAssign for Wasted {
 /// never for candidates past a known answer): [`Screened::Skip`] leaves it out without a
 /// run. The verdicts come with their candidates' indices, skipped candidates left out.
 ///
+/// `successor(i)` is the text the caller would judge next if candidate `i` is the answer
+/// (`None` if unknown or not worth a run); with `jobs` > 1, `spec` decides when a free slot
+/// runs it instead (see [`Speculation`]), and keeps that run for the next calls.
+///
 /// # Errors
 /// The executor's (every run in flight is cancelled first).
+#[allow(clippy::too_many_arguments)]
 pub fn first_interesting(
     exec: &mut dyn Executor,
     jobs: usize,
     candidates: &[&str],
     capture: bool,
     screen: &mut dyn FnMut(usize) -> Screened,
+    successor: &mut dyn FnMut(usize) -> Option<String>,
+    spec: &mut Speculation,
     mut judge: impl FnMut(Finished) -> crate::Verdict,
 ) -> (Result<Vec<(usize, crate::Verdict)>, OracleError>, Wasted) {
     use crate::Verdict;
+    let mut wasted = Wasted::default();
     // Per candidate: `None` until known; skipped candidates count as known, not interesting.
     let mut verdicts: Vec<Option<Option<Verdict>>> = vec![None; candidates.len()];
     // Runs in flight: (run, candidate index).
     let mut running: Vec<(RunId, usize)> = Vec::new();
+    // This call's successor run: (candidate whose success it speculates on); its run is
+    // `spec.carried`. A carried run from an earlier call has no parent here.
+    let mut parent: Option<usize> = None;
+    let patience = if jobs > 1 { spec.patience() } else { None };
     let mut next = 0;
     let result = loop {
         // The answer is known once the first unknown verdict comes after an interesting one.
@@ -277,13 +379,56 @@ pub fn first_interesting(
         if known == candidates.len() {
             break Ok(known);
         }
+        // A successor whose candidate failed is of no use.
+        if parent.is_some_and(|p| verdicts[p].is_some()) {
+            parent = None;
+            spec.drop_carried(exec, &mut wasted);
+        }
         let first_yes = verdicts.iter().position(|v| *v == Some(Some(Verdict::Interesting))).unwrap_or(usize::MAX);
         let mut failed = None;
-        while running.len() < jobs.max(1) && next < candidates.len() && next < first_yes {
+        let busy = |running: &Vec<(RunId, usize)>, spec: &Speculation| running.len() + spec.carried.as_ref().is_some_and(|c| c.done.is_none()) as usize;
+        while busy(&running, spec) < jobs.max(1) {
+            // The first unknown candidate has run long: start what follows its success.
+            if let (Some(t), None) = (patience, &spec.carried) {
+                let long = running.iter().find(|r| r.1 == known).filter(|r| exec.elapsed(r.0).is_some_and(|e| e > t));
+                if let Some(text) = long.and_then(|_| successor(known)) {
+                    match exec.submit(&text, capture) {
+                        Ok(id) => {
+                            tracing::debug!(candidate = known, "successor started");
+                            wasted.successors += 1;
+                            spec.carried = Some(Carried { id, text, done: None, age: 0 });
+                            parent = Some(known);
+                            continue;
+                        }
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+            }
+            if next >= candidates.len() || next >= first_yes {
+                break;
+            }
             let i = next;
             next += 1;
             if screen(i) == Screened::Skip {
                 verdicts[i] = Some(None);
+                continue;
+            }
+            // The successor run of an earlier call, if it is this candidate: adopted.
+            if spec.carried.as_ref().is_some_and(|c| c.text == candidates[i]) {
+                let c = spec.carried.take().expect("just checked");
+                tracing::debug!(candidate = i, finished = c.done.is_some(), "successor used");
+                wasted.successors_used += 1;
+                parent = None;
+                match c.done {
+                    Some(f) => {
+                        let v = judge(f);
+                        verdicts[i] = Some(Some(v));
+                    }
+                    None => running.push((c.id, i)),
+                }
                 continue;
             }
             match exec.submit(candidates[i], capture) {
@@ -297,28 +442,54 @@ pub fn first_interesting(
         if let Some(e) = failed {
             break Err(e);
         }
-        if running.is_empty() {
-            // Everything left was skipped.
+        if running.is_empty() && spec.carried.as_ref().is_none_or(|c| c.done.is_some()) {
+            // Everything left was skipped or answered by a carried run.
             continue;
         }
-        match exec.wait_any(Duration::from_millis(50)) {
+        // Wake when the first candidate's run reaches the patience, to speculate then.
+        let slice = match (patience, running.iter().find(|r| r.1 == known)) {
+            (Some(t), Some(r)) if spec.carried.is_none() => {
+                t.saturating_sub(exec.elapsed(r.0).unwrap_or_default()).clamp(Duration::from_millis(1), Duration::from_millis(50))
+            }
+            _ => Duration::from_millis(50),
+        };
+        match exec.wait_any(slice) {
             Ok(Some((id, f))) => {
+                if let Some(c) = spec.carried.as_mut().filter(|c| c.id == id) {
+                    c.done = Some(f);
+                    continue;
+                }
                 let at = running.iter().position(|r| r.0 == id).expect("a run this scheduler started");
                 let (_, idx) = running.swap_remove(at);
-                verdicts[idx] = Some(Some(judge(f)));
+                let elapsed = f.elapsed;
+                let v = judge(f);
+                spec.record(elapsed, v == Verdict::Interesting);
+                verdicts[idx] = Some(Some(v));
             }
             Ok(None) => {}
             Err(e) => break Err(e),
         }
     };
-    let mut wasted = Wasted::default();
     for (id, idx) in running {
         // Speculative runs past the answer (or all runs, on an error) are cancelled.
         wasted.cancelled += verdicts[idx].is_none() as usize;
         exec.cancel(id);
     }
+    // The successor run is kept only if its candidate is the answer, or it came from an
+    // earlier call and has calls left.
+    let keep = match (&result, parent) {
+        (Ok(n), Some(p)) => *n == p + 1 && verdicts[p] == Some(Some(Verdict::Interesting)),
+        (Ok(_), None) => spec.carried.as_mut().is_some_and(|c| {
+            c.age += 1;
+            c.age < CARRY_CALLS
+        }),
+        (Err(_), _) => false,
+    };
+    if !keep {
+        spec.drop_carried(exec, &mut wasted);
+    }
     if let Ok(n) = result {
-        wasted.finished = verdicts[n..].iter().filter(|v| matches!(v, Some(Some(_)))).count();
+        wasted.finished += verdicts[n..].iter().filter(|v| matches!(v, Some(Some(_)))).count();
     }
     let answer = |n: usize| verdicts[..n].iter().enumerate().filter_map(|(i, v)| v.expect("a known prefix").map(|v| (i, v))).collect();
     (result.map(answer), wasted)
@@ -348,7 +519,7 @@ mod tests {
     impl Executor for Simulated {
         fn submit(&mut self, candidate: &str, _capture: bool) -> Result<RunId, OracleError> {
             self.next += 1;
-            self.runs.insert(self.next, (self.now + delay(candidate), candidate.to_string()));
+            self.runs.insert(self.next, (self.now + delay_of(candidate), candidate.to_string()));
             self.most_in_flight = self.most_in_flight.max(self.runs.len());
             Ok(self.next)
         }
@@ -358,13 +529,26 @@ mod tests {
             self.now = at;
             self.ended.push(id);
             let status = std::process::Command::new("true").status().unwrap();
-            Ok(Some((id, Finished { ending: Ending::Exited(status), elapsed: Duration::ZERO, stdout: text, stderr: String::new() })))
+            let elapsed = Duration::from_millis(delay_of(&text));
+            Ok(Some((id, Finished { ending: Ending::Exited(status), elapsed, stdout: text, stderr: String::new() })))
         }
         fn cancel(&mut self, id: RunId) {
             self.runs.remove(&id);
         }
         fn in_flight(&self) -> usize {
             self.runs.len()
+        }
+        fn elapsed(&self, id: RunId) -> Option<Duration> {
+            // Simulated ticks as milliseconds: started at (end - delay).
+            self.runs.get(&id).map(|(at, text)| Duration::from_millis(self.now + delay_of(text) - at))
+        }
+    }
+
+    /// A run's delay in ticks: the search model's own when its text names one, else [`delay`].
+    fn delay_of(c: &str) -> u64 {
+        match c.rsplit_once(" d") {
+            Some((_, d)) if d.parse::<u64>().is_ok() => d.parse().unwrap(),
+            _ => delay(c),
         }
     }
 
@@ -383,7 +567,8 @@ mod tests {
         let mut answers = Vec::new();
         for jobs in [1, 2, 5] {
             let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
-            let (verdicts, wasted) = first_interesting(&mut sim, jobs, &texts, false, &mut |_| Screened::Run, interesting);
+            let (verdicts, wasted) =
+                first_interesting(&mut sim, jobs, &texts, false, &mut |_| Screened::Run, &mut |_| None, &mut Speculation::default(), interesting);
             // What was started and neither ended nor needed is counted as cancelled; what
             // ended past the answer as finished.
             assert_eq!(wasted.cancelled + sim.ended.len(), sim.next as usize, "jobs {jobs}");
@@ -421,7 +606,7 @@ mod tests {
                     Screened::Run
                 }
             };
-            let (verdicts, _) = first_interesting(&mut sim, jobs, &texts, false, &mut screen, interesting);
+            let (verdicts, _) = first_interesting(&mut sim, jobs, &texts, false, &mut screen, &mut |_| None, &mut Speculation::default(), interesting);
             let verdicts = verdicts.unwrap();
             let judged: Vec<usize> = verdicts.iter().map(|v| v.0).collect();
             assert_eq!(judged, (1..=23).step_by(2).collect::<Vec<_>>(), "jobs {jobs}");
@@ -438,5 +623,58 @@ mod tests {
         }
         assert_eq!(answers[0], answers[1]);
         assert_eq!(answers[0], answers[2]);
+    }
+
+    /// Per call of a search: the (candidate, verdict) pairs judged.
+    type Calls = Vec<Vec<(usize, Verdict)>>;
+
+    /// A search of steps, as a reducer's list minimizer makes them: each call judges a
+    /// window of 4 candidates of step `s` (`s{s} from{a} c{j}`, after the step's answer
+    /// `a`); candidate `j` of a step is interesting when `j == s % 5` (none at 4), and
+    /// interesting runs take 10 ticks, rejected ones 2. A candidate's successor is the
+    /// next step's first candidate after it. Returns the verdicts of every call, the
+    /// simulated time, and the counts.
+    fn search(jobs: usize, speculate: bool) -> (Calls, u64, Wasted, usize) {
+        let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
+        let mut spec = Speculation::default();
+        let (mut all, mut total) = (Vec::new(), Wasted::default());
+        let text = |s: usize, from: usize, j: usize| {
+            let d = if j == s % 5 { 10 } else { 2 };
+            format!("s{s} from{from} c{j} d{d}")
+        };
+        let mut from = 0;
+        for s in 0..40 {
+            let texts: Vec<String> = (0..4).map(|j| text(s, from, j)).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let mut successor = |i: usize| speculate.then(|| text(s + 1, i, 0));
+            let interesting = |f: Finished| if f.stdout.contains(" d10") { Verdict::Interesting } else { Verdict::NotInteresting };
+            let (verdicts, wasted) = first_interesting(&mut sim, jobs, &refs, false, &mut |_| Screened::Run, &mut successor, &mut spec, interesting);
+            let verdicts = verdicts.unwrap();
+            total += wasted;
+            from = verdicts.last().filter(|v| v.1 == Verdict::Interesting).map_or(4, |v| v.0);
+            all.push(verdicts);
+        }
+        spec.drop_carried(&mut sim, &mut total);
+        assert_eq!(sim.in_flight(), 0, "nothing left running");
+        (all, sim.now, total, sim.next as usize)
+    }
+
+    #[test]
+    fn a_successor_started_on_a_probable_success_is_used_and_changes_no_verdict() {
+        let (sequential, t1, w1, runs1) = search(1, true);
+        assert_eq!((w1.successors, w1.successors_used), (0, 0), "one slot never speculates");
+        let judged: usize = sequential.iter().map(Vec::len).sum();
+        assert_eq!(runs1, judged);
+        let (plain, t_plain, w_plain, _) = search(2, false);
+        let (spec, t_spec, w, _) = search(2, true);
+        assert_eq!(plain, sequential);
+        assert_eq!(spec, sequential);
+        assert_eq!(w_plain.successors, 0);
+        // Once four runs of each kind are known, each long run's successor starts early and
+        // the next call uses it.
+        assert!(w.successors >= 20 && w.successors_used == w.successors, "{w:?}");
+        assert!(t_spec < t_plain && t_plain < t1, "simulated time: {t_spec} with successors, {t_plain} without, {t1} at -j 1");
+        let (five, _, _, _) = search(5, true);
+        assert_eq!(five, sequential);
     }
 }

@@ -139,6 +139,24 @@ pub trait Oracle {
         }
         Ok(out)
     }
+
+    /// As [`Oracle::first_interesting_screened`], with `successor(i)`: the text the caller
+    /// would judge next if candidate `i` is the answer (already screened; `None` when there
+    /// is none). A parallel oracle may start it early, speculating on that success, and
+    /// use its run when a later call judges that text; the answers and what counts as a
+    /// test run stay those of a sequential run. The default ignores it.
+    ///
+    /// # Errors
+    /// As [`Oracle::test`].
+    fn first_interesting_speculating(
+        &mut self,
+        candidates: &[&str],
+        screen: &mut dyn FnMut(usize) -> Screened,
+        successor: &mut dyn FnMut(usize) -> Option<String>,
+    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
+        let _ = successor;
+        self.first_interesting_screened(candidates, screen)
+    }
 }
 
 /// What a caller's screen says of a candidate just before an oracle would judge it
@@ -225,6 +243,8 @@ pub struct ScriptOracle {
     criteria: Criteria,
     jobs: usize,
     wasted: executor::Wasted,
+    /// Speculation on success between calls (a successor's run carried to the next).
+    spec: executor::Speculation,
 }
 
 /// What runs as the interestingness test.
@@ -435,7 +455,7 @@ impl ScriptOracle {
 
     fn with_command(test: TestCommand, file_name: OsString, timeout: Duration, interrupt: Arc<AtomicBool>) -> Result<Self, OracleError> {
         let exec = LocalExecutor::new(test, file_name, timeout, interrupt, &std::env::temp_dir())?;
-        Ok(ScriptOracle { exec, criteria: Criteria::default(), jobs: 1, wasted: executor::Wasted::default() })
+        Ok(ScriptOracle { exec, criteria: Criteria::default(), jobs: 1, wasted: executor::Wasted::default(), spec: executor::Speculation::default() })
     }
 
     /// Runs every test as `LAUNCHER... TEST FILE` (or `LAUNCHER... sh -c LINE lopper-test
@@ -568,9 +588,22 @@ impl Oracle for ScriptOracle {
         candidates: &[&str],
         screen: &mut dyn FnMut(usize) -> Screened,
     ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
+        self.first_interesting_speculating(candidates, screen, &mut |_| None)
+    }
+
+    /// As [`Oracle::first_interesting_screened`], and with more than one slot a successor
+    /// is started once its candidate's run has lasted as long as passing runs tend to
+    /// ([`executor::Speculation`]).
+    fn first_interesting_speculating(
+        &mut self,
+        candidates: &[&str],
+        screen: &mut dyn FnMut(usize) -> Screened,
+        successor: &mut dyn FnMut(usize) -> Option<String>,
+    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
         let capture = self.criteria.needs_output();
         let criteria = &self.criteria;
-        let (result, wasted) = executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, screen, |f| judge(criteria, f).verdict);
+        let (result, wasted) =
+            executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, screen, successor, &mut self.spec, |f| judge(criteria, f).verdict);
         self.wasted += wasted;
         Ok(result?.into_iter().map(|(i, v)| (i, v, false)).collect())
     }

@@ -295,6 +295,21 @@ impl<'a> Judge<'a> {
         memo: Memo<'_>,
         tokens: impl FnOnce(usize) -> usize,
     ) -> Result<Option<usize>, OracleError> {
+        self.first_interesting_then(texts, passes, memo, tokens, &mut |_| None)
+    }
+
+    /// [`Judge::first_interesting_as`], with `successor(i)`: the text the search judges
+    /// next if candidate `i` is the answer, for an oracle that speculates on success
+    /// ([`Oracle::first_interesting_speculating`]); the best itself and known rejections
+    /// are never offered.
+    pub(crate) fn first_interesting_then(
+        &mut self,
+        texts: &[String],
+        passes: &[usize],
+        memo: Memo<'_>,
+        tokens: impl FnOnce(usize) -> usize,
+        successor: &mut dyn FnMut(usize) -> Option<String>,
+    ) -> Result<Option<usize>, OracleError> {
         let pass_of = |i: usize| passes.get(i).copied();
         let (local, presume) = match memo {
             Memo::Off => (None, false),
@@ -313,37 +328,42 @@ impl<'a> Judge<'a> {
         // Screening is lopper's own work, not the tests' wall time.
         let mut screening = std::time::Duration::ZERO;
         let Judge { oracle, checker, rejected, local_rejected, best, best_errors, grammar_check, .. } = &mut *self;
-        let verdicts = oracle.first_interesting_screened(&refs, &mut |i| {
-            let since = Instant::now();
-            let t = &texts[i];
-            let h = hash(t);
-            let key = local.map(|key| local_change(key, best, t));
-            let presumed = key.filter(|_| presume);
-            // Every accepted text is strictly smaller than all later candidates, so only
-            // rejections need remembering.
-            let s = if t == best {
-                Screen::Same
-            } else if rejected.contains(&h) || !in_batch.insert(h) {
-                Screen::Cached
-            } else if presumed.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
-                Screen::Presumed
-            } else {
-                let errors = checker.errors(t).unwrap_or(usize::MAX);
-                if *grammar_check == GrammarCheck::Reject && errors > *best_errors {
-                    Screen::Invalid
+        let mut next = |i: usize| successor(i).filter(|t| t != best && !rejected.contains(&hash(t)));
+        let verdicts = oracle.first_interesting_speculating(
+            &refs,
+            &mut |i| {
+                let since = Instant::now();
+                let t = &texts[i];
+                let h = hash(t);
+                let key = local.map(|key| local_change(key, best, t));
+                let presumed = key.filter(|_| presume);
+                // Every accepted text is strictly smaller than all later candidates, so only
+                // rejections need remembering.
+                let s = if t == best {
+                    Screen::Same
+                } else if rejected.contains(&h) || !in_batch.insert(h) {
+                    Screen::Cached
+                } else if presumed.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
+                    Screen::Presumed
                 } else {
-                    Screen::Test(errors)
+                    let errors = checker.errors(t).unwrap_or(usize::MAX);
+                    if *grammar_check == GrammarCheck::Reject && errors > *best_errors {
+                        Screen::Invalid
+                    } else {
+                        Screen::Test(errors)
+                    }
+                };
+                if let Some(k) = key {
+                    local_in_batch.insert(k);
                 }
-            };
-            if let Some(k) = key {
-                local_in_batch.insert(k);
-            }
-            locals[i] = key;
-            let run = if matches!(s, Screen::Test(_)) { Screened::Run } else { Screened::Skip };
-            screens[i] = Some((h, s));
-            screening += since.elapsed();
-            run
-        });
+                locals[i] = key;
+                let run = if matches!(s, Screen::Test(_)) { Screened::Run } else { Screened::Skip };
+                screens[i] = Some((h, s));
+                screening += since.elapsed();
+                run
+            },
+            &mut next,
+        );
         if verdicts.as_ref().is_ok_and(|v| !v.is_empty()) {
             let dt = t.elapsed().saturating_sub(screening).as_secs_f64();
             self.stats.test_seconds += dt;

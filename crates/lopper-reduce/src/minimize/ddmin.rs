@@ -36,6 +36,15 @@ pub fn ddmin<T: Clone, E>(items: Vec<T>, lookahead: usize, first: &mut FirstPass
 /// # Errors
 /// The first error `first` returns.
 pub fn ddmin_or_empty<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut FirstPassing<T, E>) -> Result<Vec<T>, E> {
+    ddmin_or_empty_then(items, may_empty, lookahead, &mut |c: &[Vec<T>], _: &[Option<Vec<T>>]| first(c))
+}
+
+/// [`ddmin_or_empty`], handing `first` each candidate's successor too
+/// ([`super::windows`]).
+///
+/// # Errors
+/// The first error `first` returns.
+pub fn ddmin_or_empty_then<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut super::FirstPassingThen<T, E>) -> Result<Vec<T>, E> {
     let size = items.len().div_ceil(2).max(1);
     super::windows(State { c: items, size, start: 0, removed: false, empty_due: may_empty }, lookahead, first)
 }

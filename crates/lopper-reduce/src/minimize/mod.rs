@@ -25,11 +25,13 @@ pub(crate) trait Path: Clone {
 /// next ones on the path where every candidate so far fails. It answers the index of the
 /// first that passes, and the search goes on from the state that one leads to; so the
 /// candidates judged and the result are the same for every lookahead, and a parallel
-/// oracle keeps its slots busy.
+/// oracle keeps its slots busy. With a lookahead above 1, `first` also gets each
+/// candidate's successor: the candidate the search judges next if that one passes, so an
+/// oracle that speculates on a success can start it early.
 ///
 /// # Errors
 /// The first error `first` returns.
-pub(crate) fn windows<P: Path, E>(start: P, lookahead: usize, first: &mut ddmin::FirstPassing<P::Item, E>) -> Result<Vec<P::Item>, E> {
+pub(crate) fn windows<P: Path, E>(start: P, lookahead: usize, first: &mut FirstPassingThen<P::Item, E>) -> Result<Vec<P::Item>, E> {
     let mut at = start;
     loop {
         let mut failed = at.clone();
@@ -42,12 +44,18 @@ pub(crate) fn windows<P: Path, E>(start: P, lookahead: usize, first: &mut ddmin:
         if cands.is_empty() {
             return Ok(at.into_kept());
         }
-        at = match first(&cands)? {
+        let next: Vec<Option<Vec<P::Item>>> = if lookahead > 1 { passed.iter().map(|p| p.clone().advance().map(|(c, _)| c)).collect() } else { Vec::new() };
+        at = match first(&cands, &next)? {
             Some(i) => passed.swap_remove(i),
             None => failed,
         };
     }
 }
+
+/// Given candidate lists in order and, where known, each one's successor (see
+/// [`windows`]; the slice may be shorter than the candidates), the index of the first
+/// on which the test passes.
+pub type FirstPassingThen<'a, T, E> = dyn FnMut(&[Vec<T>], &[Option<Vec<T>>]) -> Result<Option<usize>, E> + 'a;
 
 /// Judges candidate sublists (each a list of kept positions, in order) and answers the index
 /// of the first interesting one, if any.
@@ -67,7 +75,20 @@ pub trait ListMinimizer: std::fmt::Debug + Sync {
     /// # Errors
     /// The first error `first` returns.
     fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError>;
+
+    /// [`ListMinimizer::minimize`], with each candidate's successor (the candidate judged
+    /// next if it passes) handed to `first` where the minimizer knows it. The default knows
+    /// none.
+    ///
+    /// # Errors
+    /// The first error `first` returns.
+    fn minimize_then(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInterestingThen) -> Result<Vec<usize>, OracleError> {
+        self.minimize(weights, may_empty, lookahead, &mut |c: &[Vec<usize>]| first(c, &[]))
+    }
 }
+
+/// [`FirstInteresting`] with each candidate's successor, where known ([`windows`]).
+pub type FirstInterestingThen<'a> = FirstPassingThen<'a, usize, OracleError>;
 
 /// ddmin (Zeller & Hildebrandt, TSE 2002), complement-only and without restart (see
 /// [`ddmin::ddmin`]); it does not use the weights.
@@ -81,6 +102,10 @@ impl ListMinimizer for Ddmin {
 
     fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
         ddmin::ddmin_or_empty((0..weights.len()).collect(), may_empty, lookahead, first)
+    }
+
+    fn minimize_then(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInterestingThen) -> Result<Vec<usize>, OracleError> {
+        ddmin::ddmin_or_empty_then((0..weights.len()).collect(), may_empty, lookahead, first)
     }
 }
 
@@ -97,6 +122,10 @@ impl ListMinimizer for ProbDd {
 
     fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
         probdd::probdd(weights.len(), may_empty, lookahead, first)
+    }
+
+    fn minimize_then(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInterestingThen) -> Result<Vec<usize>, OracleError> {
+        probdd::probdd_then(weights.len(), may_empty, lookahead, first)
     }
 }
 

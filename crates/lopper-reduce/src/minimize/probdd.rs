@@ -78,6 +78,14 @@ impl super::Path for State {
 /// # Errors
 /// The first error `first` returns.
 pub fn probdd<E>(n: usize, may_empty: bool, lookahead: usize, first: &mut super::ddmin::FirstPassing<usize, E>) -> Result<Vec<usize>, E> {
+    probdd_then(n, may_empty, lookahead, &mut |c: &[Vec<usize>], _: &[Option<Vec<usize>>]| first(c))
+}
+
+/// [`probdd`], handing `first` each candidate's successor too ([`super::windows`]).
+///
+/// # Errors
+/// The first error `first` returns.
+pub fn probdd_then<E>(n: usize, may_empty: bool, lookahead: usize, first: &mut super::FirstPassingThen<usize, E>) -> Result<Vec<usize>, E> {
     super::windows(State { kept: (0..n).collect(), p: vec![P0; n], empty_due: may_empty && n > 0 }, lookahead, first)
 }
 

@@ -6,7 +6,8 @@
 //! broke a reference: where Perses' ddmin over a translation unit needs one accepted test
 //! per unused typedef it cannot delete together with its neighbours, this needs a few per
 //! level of the declarations' dependency chain (the reducer's search,
-//! `perses/unused.rs`, runs it at the start of each Perses round).
+//! `perses/unused.rs`, runs it at the start of each Perses round, and its follow-up
+//! inside Perses' ddmin deletes what each interesting deletion left unused).
 //!
 //! Without a symbol table, a name's *declaration* is taken to be the list element holding
 //! its first occurrence (true of C, where a name is declared before use; elsewhere a wrong
@@ -22,7 +23,7 @@ use std::ops::Range;
 /// The search's name in `--passes`, and its source.
 pub const UNUSED: (&str, &str) = (
     "unused",
-    "unused declarations: ddmin over the list elements that declare a name used nowhere else, which can go in any combination (C-Vise's remove-unused-function/-var, without the language); at the start of each Perses round",
+    "unused declarations: ddmin over the list elements that declare a name used nowhere else, which can go in any combination (C-Vise's remove-unused-function/-var, without the language); at the start of each Perses round, and after each interesting deletion of Perses' ddmin what it left unused",
 );
 
 /// Where each live identifier of a program occurs: built once per state of the edits.

@@ -482,12 +482,21 @@ impl Reducer<'_> {
     /// [`Self::try_batch`], each candidate counted for the pass named in `passes` (the
     /// running pass where `passes` is empty).
     fn try_batch_as(&mut self, r: &mut Round, batch: Vec<EditSet>, passes: &[&str]) -> Result<Option<usize>, OracleError> {
+        self.try_batch_then(r, batch, passes, &[])
+    }
+
+    /// [`Self::try_batch_as`], with each candidate's successor where known (the edit set
+    /// judged next if that one is interesting), rendered only if the oracle speculates on
+    /// that candidate's success.
+    fn try_batch_then(&mut self, r: &mut Round, batch: Vec<EditSet>, passes: &[&str], then: &[Option<EditSet>]) -> Result<Option<usize>, OracleError> {
         let texts: Vec<String> = batch.iter().map(|e| r.tree.render(e, self.render)).collect();
         if let Some(p) = passes.first() {
             self.j.set_pass(p);
         }
         let passes: Vec<usize> = passes.iter().map(|p| self.j.pass_index(p)).collect();
-        let winner = self.j.first_interesting_as(&texts, &passes, self.perses_memo, |i| r.tree.count_tokens(&batch[i]))?;
+        let (tree, render) = (&r.tree, self.render);
+        let mut successor = |i: usize| then.get(i)?.as_ref().map(|e| tree.render(e, render));
+        let winner = self.j.first_interesting_then(&texts, &passes, self.perses_memo, |i| r.tree.count_tokens(&batch[i]), &mut successor)?;
         if let Some(i) = winner {
             r.state = batch.into_iter().nth(i).expect("winner is in the batch");
             r.live = r.tree.live(&r.state);
@@ -552,10 +561,9 @@ impl Reducer<'_> {
         let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
         // Items the unused search's follow-ups deleted while ddmin still counts them kept.
         let mut freed = Freed::new(self, r, &all, head.is_none() && matches!(empty, Empty::DeleteList(_)));
-        let kept = self.opts.minimizer.minimize(&weights, empty != Empty::Never, self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
-            let batch: Vec<EditSet> = keeps
-                .iter()
-                .map(|keep| {
+        let kept =
+            self.opts.minimizer.minimize_then(&weights, empty != Empty::Never, self.opts.jobs, &mut |keeps: &[Vec<usize>], next: &[Option<Vec<usize>>]| {
+                let edits = |keep: &Vec<usize>| {
                     if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
                         return base.with(n, Edit::Delete);
                     }
@@ -569,19 +577,21 @@ impl Reducer<'_> {
                         e.0.insert(first, Edit::Replace(r.tree.node(first).children[1]));
                     }
                     e
-                })
-                .collect();
-            // A keep whose deletions the follow-ups already made is the current best:
-            // interesting, without a test, once every candidate before it failed.
-            let same = batch.iter().position(|e| *e == r.state);
-            let tested = same.map_or(batch.len(), |k| k);
-            let winner = match self.try_batch(r, batch.into_iter().take(tested).collect())? {
-                Some(i) => Some(i),
-                None => return Ok(same),
-            };
-            freed.follow_up(self, r)?;
-            Ok(winner)
-        })?;
+                };
+                let batch: Vec<EditSet> = keeps.iter().map(edits).collect();
+                // Successors that are the current best (a follow-up made them) are no runs.
+                let then: Vec<Option<EditSet>> = next.iter().map(|k| k.as_ref().map(edits)).collect();
+                // A keep whose deletions the follow-ups already made is the current best:
+                // interesting, without a test, once every candidate before it failed.
+                let same = batch.iter().position(|e| *e == r.state);
+                let tested = same.map_or(batch.len(), |k| k);
+                let winner = match self.try_batch_then(r, batch.into_iter().take(tested).collect(), &[], &then)? {
+                    Some(i) => Some(i),
+                    None => return Ok(same),
+                };
+                freed.follow_up(self, r)?;
+                Ok(winner)
+            })?;
         Ok(kept.into_iter().map(|i| all[i]).collect())
     }
 

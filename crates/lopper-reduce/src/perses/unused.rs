@@ -2,10 +2,10 @@
 //! declarations are minimized together, again while that frees more.
 
 use super::{Empty, Reducer, Round};
-use std::collections::HashSet;
 use crate::oracle::OracleError;
 use crate::passes::{self, unused::Names};
 use lopper_tree::{Edit, NodeId};
+use std::collections::HashSet;
 
 /// The search runs on a list only when what it may delete holds at least 1/`MIN_SHARE` of
 /// the list's tokens (measured on the corpus: 8 was best of 4, 8 and none).
