@@ -145,16 +145,8 @@ impl Oracle for PersistentCache<'_> {
     }
 
     /// Each candidate the caller's screen admits is looked up first; only the unknown ones
-    /// go to the inner oracle, and after a remembered interesting one nothing more does.
-    fn first_interesting_screened(
-        &mut self,
-        candidates: &[&str],
-        screen: &mut dyn FnMut(usize) -> Screened,
-    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
-        self.first_interesting_speculating(candidates, screen, &mut |_| None)
-    }
-
-    /// As [`Self::first_interesting_screened`], the successors handed to the inner oracle.
+    /// go to the inner oracle (with the successors), and after a remembered interesting
+    /// one nothing more does.
     fn first_interesting_speculating(
         &mut self,
         candidates: &[&str],

@@ -126,6 +126,25 @@ pub trait Oracle {
         candidates: &[&str],
         screen: &mut dyn FnMut(usize) -> Screened,
     ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
+        self.first_interesting_speculating(candidates, screen, &mut |_| None)
+    }
+
+    /// As [`Oracle::first_interesting_screened`], with `successor(i)`: the text the caller
+    /// would judge next if candidate `i` is the answer (already screened; `None` when there
+    /// is none). A parallel oracle may start it early, speculating on that success, and
+    /// use its run when a later call judges that text; the answers and what counts as a
+    /// test run stay those of a sequential run. The default judges in order with
+    /// [`Oracle::test`] and ignores the successors.
+    ///
+    /// # Errors
+    /// As [`Oracle::test`].
+    fn first_interesting_speculating(
+        &mut self,
+        candidates: &[&str],
+        screen: &mut dyn FnMut(usize) -> Screened,
+        successor: &mut dyn FnMut(usize) -> Option<String>,
+    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
+        let _ = successor;
         let mut out = Vec::new();
         for (i, c) in candidates.iter().enumerate() {
             if screen(i) == Screened::Skip {
@@ -138,24 +157,6 @@ pub trait Oracle {
             }
         }
         Ok(out)
-    }
-
-    /// As [`Oracle::first_interesting_screened`], with `successor(i)`: the text the caller
-    /// would judge next if candidate `i` is the answer (already screened; `None` when there
-    /// is none). A parallel oracle may start it early, speculating on that success, and
-    /// use its run when a later call judges that text; the answers and what counts as a
-    /// test run stay those of a sequential run. The default ignores it.
-    ///
-    /// # Errors
-    /// As [`Oracle::test`].
-    fn first_interesting_speculating(
-        &mut self,
-        candidates: &[&str],
-        screen: &mut dyn FnMut(usize) -> Screened,
-        successor: &mut dyn FnMut(usize) -> Option<String>,
-    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
-        let _ = successor;
-        self.first_interesting_screened(candidates, screen)
     }
 }
 
@@ -582,17 +583,8 @@ impl Oracle for ScriptOracle {
     /// Keeps up to `jobs` tests running, in candidate order, each candidate screened when a
     /// slot is free for it; returns as soon as the verdicts of a prefix are known and its
     /// last one is interesting (or all are known). Tests of later candidates still running
-    /// then are killed, process group and all.
-    fn first_interesting_screened(
-        &mut self,
-        candidates: &[&str],
-        screen: &mut dyn FnMut(usize) -> Screened,
-    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
-        self.first_interesting_speculating(candidates, screen, &mut |_| None)
-    }
-
-    /// As [`Oracle::first_interesting_screened`], and with more than one slot a successor
-    /// is started once its candidate's run has lasted as long as passing runs tend to
+    /// then are killed, process group and all. With more than one slot a successor is
+    /// started once its candidate's run has lasted as long as passing runs tend to
     /// ([`executor::Speculation`]).
     fn first_interesting_speculating(
         &mut self,
