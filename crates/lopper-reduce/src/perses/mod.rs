@@ -560,7 +560,7 @@ impl Reducer<'_> {
         let all = items;
         let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
         // Items the unused search's follow-ups deleted while ddmin still counts them kept.
-        let mut freed = Freed::new(self, r, &all, head.is_none() && matches!(empty, Empty::DeleteList(_)));
+        let mut freed = Freed::new(self, &all, &base, head.is_none() && matches!(empty, Empty::DeleteList(_)));
         let kept =
             self.opts.minimizer.minimize_then(&weights, empty != Empty::Never, self.opts.jobs, &mut |keeps: &[Vec<usize>], next: &[Option<Vec<usize>>]| {
                 let edits = |keep: &Vec<usize>| {

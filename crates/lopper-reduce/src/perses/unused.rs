@@ -4,7 +4,7 @@
 use super::{Empty, Reducer, Round};
 use crate::oracle::OracleError;
 use crate::passes::{self, unused::Names};
-use lopper_tree::{Edit, NodeId};
+use lopper_tree::{Edit, EditSet, NodeId};
 use std::collections::HashSet;
 
 /// The search runs on a list only when what it may delete holds at least 1/`MIN_SHARE` of
@@ -80,24 +80,20 @@ impl Reducer<'_> {
 pub(super) struct Freed {
     on: bool,
     items: Vec<NodeId>,
+    /// The round's state when the ddmin began, until the first follow-up reads it.
+    base: Option<EditSet>,
     protect: HashSet<NodeId>,
     /// What the follow-ups deleted: ddmin still counts these items kept.
     pub(super) gone: HashSet<NodeId>,
 }
 
 impl Freed {
-    /// For a ddmin over `items`, a list's live elements; `eligible`: a list whose
-    /// elements are deleted one by one (not a separated list's head). Off unless the
-    /// unused search runs.
-    pub(super) fn new(red: &Reducer<'_>, r: &Round, items: &[NodeId], eligible: bool) -> Freed {
+    /// For a ddmin over `items`, a list's live elements under the round's state `base`;
+    /// `eligible`: a list whose elements are deleted one by one (not a separated list's
+    /// head). Off unless the unused search runs.
+    pub(super) fn new(red: &Reducer<'_>, items: &[NodeId], base: &EditSet, eligible: bool) -> Freed {
         let on = eligible && red.unused && items.len() > 1;
-        let protect = if on {
-            let names = Names::new(&r.tree, &r.live, red.g);
-            items.iter().copied().filter(|&e| names.unreferenced(e, &r.live)).collect()
-        } else {
-            HashSet::new()
-        };
-        Freed { on, items: items.to_vec(), protect, gone: HashSet::new() }
+        Freed { on, items: items.to_vec(), base: on.then(|| base.clone()), protect: HashSet::new(), gone: HashSet::new() }
     }
 
     /// After an interesting candidate of the ddmin: one candidate deleting what it left
@@ -105,6 +101,13 @@ impl Freed {
     pub(super) fn follow_up(&mut self, red: &mut Reducer<'_>, r: &mut Round) -> Result<(), OracleError> {
         if !self.on {
             return Ok(());
+        }
+        if let Some(base) = self.base.take() {
+            // What was unreferenced before the ddmin began, computed only for a ddmin that
+            // deleted something (most delete nothing).
+            let live = r.tree.live(&base);
+            let names = Names::new(&r.tree, &live, red.g);
+            self.protect = self.items.iter().copied().filter(|&e| names.unreferenced(e, &live)).collect();
         }
         let names = Names::new(&r.tree, &r.live, red.g);
         let rest: Vec<NodeId> = self.items.iter().copied().filter(|e| r.live[e.0 as usize]).collect();
