@@ -151,7 +151,7 @@ impl Oracle for PersistentCache<'_> {
         &mut self,
         candidates: &[&str],
         screen: &mut dyn FnMut(usize) -> Screened,
-        successor: &mut dyn FnMut(usize) -> Option<String>,
+        successors: &mut dyn FnMut(usize) -> Vec<String>,
     ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
         let mut remembered: Vec<(usize, Verdict, [u8; 32])> = Vec::new();
         let mut keys: Vec<Option<[u8; 32]>> = vec![None; candidates.len()];
@@ -174,7 +174,7 @@ impl Oracle for PersistentCache<'_> {
                     None => Screened::Run,
                 }
             },
-            successor,
+            successors,
         );
         let ran = ran?;
         let mut out: Vec<(usize, Verdict, bool)> = ran.iter().copied().chain(remembered.iter().map(|&(i, v, _)| (i, v, true))).collect();

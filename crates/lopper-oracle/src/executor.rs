@@ -259,18 +259,19 @@ impl std::ops::AddAssign for Wasted {
 
 /// Speculation on success (lopper's own; the scheduler's state between calls): when a
 /// candidate's run has lasted long enough that it is probably interesting (tests that pass
-/// often take longer: a compiler crashing prints its stack), a free slot starts the
-/// candidate the search would judge next if it is, instead of more candidates that are
-/// useful only if it is not. That run is carried into the next calls; when a later call
-/// reaches the same text, its run is adopted (or its finished verdict used) instead of a new
-/// one, so the verdicts, their order and the counts stay those of `-j 1`.
+/// often take longer: a compiler crashing prints its stack), free slots start the
+/// candidates the search would judge next if it is (its successors, in order) instead of
+/// more candidates that are useful only if it is not. Those runs are carried into the next
+/// calls; when a later call reaches a candidate with the same text, its run is adopted (or
+/// its finished verdict used) instead of a new one, so the verdicts, their order and the
+/// counts stay those of `-j 1`.
 #[derive(Debug, Default)]
 pub struct Speculation {
     /// Wall times of recent runs that were not interesting, and of interesting ones.
     rejected: std::collections::VecDeque<Duration>,
     interesting: std::collections::VecDeque<Duration>,
-    /// A run started for a successor, if any.
-    carried: Option<Carried>,
+    /// Successor runs started and not yet adopted.
+    carried: Vec<Carried>,
 }
 
 /// A successor's run carried between calls of [`first_interesting`].
@@ -280,6 +281,8 @@ struct Carried {
     text: String,
     /// Its ending, once known.
     done: Option<Finished>,
+    /// Started in this call, on speculation that this call's answer is its parent.
+    fresh: bool,
     /// Calls that ended without adopting it (it is dropped after [`CARRY_CALLS`]).
     age: usize,
 }
@@ -289,7 +292,7 @@ struct Carried {
 const CARRY_CALLS: usize = 2;
 /// Durations kept per kind, and the fewest of each before speculating.
 const HISTORY: usize = 64;
-const MIN_HISTORY: usize = 4;
+const MIN_HISTORY: usize = 3;
 
 impl Speculation {
     /// How long a run must have lasted before its success is speculated on: longer than
@@ -309,7 +312,8 @@ impl Speculation {
         (i.as_secs_f64() >= 1.5 * r.as_secs_f64()).then(|| quantile(&self.rejected, 0.9).min((r + i) / 2))
     }
 
-    fn record(&mut self, elapsed: Duration, interesting: bool) {
+    /// Remembers how long a run with this verdict took.
+    pub fn record(&mut self, elapsed: Duration, interesting: bool) {
         let q = if interesting { &mut self.interesting } else { &mut self.rejected };
         if q.len() == HISTORY {
             q.pop_front();
@@ -317,9 +321,25 @@ impl Speculation {
         q.push_back(elapsed);
     }
 
-    /// Cancels the carried run, counting it as wasted.
-    fn drop_carried(&mut self, exec: &mut dyn Executor, wasted: &mut Wasted) {
-        if let Some(c) = self.carried.take() {
+    /// Keeps the ending of carried run `id` (one that ended while the executor was waited
+    /// on for something else).
+    pub fn ended(&mut self, id: RunId, f: Finished) {
+        if let Some(c) = self.carried.iter_mut().find(|c| c.id == id) {
+            c.done = Some(f);
+        }
+    }
+
+    /// Carried runs still in flight.
+    fn in_flight(&self) -> usize {
+        self.carried.iter().filter(|c| c.done.is_none()).count()
+    }
+
+    /// Drops the carried runs `which` selects (cancelling those in flight), counting them
+    /// as wasted.
+    fn drop_carried(&mut self, exec: &mut dyn Executor, wasted: &mut Wasted, which: impl Fn(&Carried) -> bool) {
+        let (gone, kept): (Vec<Carried>, Vec<Carried>) = std::mem::take(&mut self.carried).into_iter().partition(|c| which(c));
+        self.carried = kept;
+        for c in gone {
             match c.done {
                 Some(_) => wasted.finished += 1,
                 None => {
@@ -342,9 +362,10 @@ impl Speculation {
 /// never for candidates past a known answer): [`Screened::Skip`] leaves it out without a
 /// run. The verdicts come with their candidates' indices, skipped candidates left out.
 ///
-/// `successor(i)` is the text the caller would judge next if candidate `i` is the answer
-/// (`None` if unknown or not worth a run); with `jobs` > 1, `spec` decides when a free slot
-/// runs it instead (see [`Speculation`]), and keeps that run for the next calls.
+/// `successors(i)` are the texts the caller would judge next, in order, if candidate `i`
+/// is the answer (each assuming the ones before it fail; empty if unknown); with `jobs` >
+/// 1, `spec` decides when free slots run them instead (see [`Speculation`]), and keeps
+/// those runs for the next calls.
 ///
 /// # Errors
 /// The executor's (every run in flight is cancelled first).
@@ -355,7 +376,7 @@ pub fn first_interesting(
     candidates: &[&str],
     capture: bool,
     screen: &mut dyn FnMut(usize) -> Screened,
-    successor: &mut dyn FnMut(usize) -> Option<String>,
+    successors: &mut dyn FnMut(usize) -> Vec<String>,
     spec: &mut Speculation,
     mut judge: impl FnMut(Finished) -> crate::Verdict,
 ) -> (Result<Vec<(usize, crate::Verdict)>, OracleError>, Wasted) {
@@ -365,9 +386,9 @@ pub fn first_interesting(
     let mut verdicts: Vec<Option<Option<Verdict>>> = vec![None; candidates.len()];
     // Runs in flight: (run, candidate index).
     let mut running: Vec<(RunId, usize)> = Vec::new();
-    // This call's successor run: (candidate whose success it speculates on); its run is
-    // `spec.carried`. A carried run from an earlier call has no parent here.
+    // The candidate whose success this call speculates on, and its successors not started.
     let mut parent: Option<usize> = None;
+    let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let patience = if jobs > 1 { spec.patience() } else { None };
     let mut next = 0;
     let result = loop {
@@ -379,31 +400,34 @@ pub fn first_interesting(
         if known == candidates.len() {
             break Ok(known);
         }
-        // A successor whose candidate failed is of no use.
+        // Successors of a candidate that failed are of no use.
         if parent.is_some_and(|p| verdicts[p].is_some()) {
             parent = None;
-            spec.drop_carried(exec, &mut wasted);
+            pending.clear();
+            spec.drop_carried(exec, &mut wasted, |c| c.fresh);
         }
         let first_yes = verdicts.iter().position(|v| *v == Some(Some(Verdict::Interesting))).unwrap_or(usize::MAX);
         let mut failed = None;
-        let busy = |running: &Vec<(RunId, usize)>, spec: &Speculation| running.len() + spec.carried.as_ref().is_some_and(|c| c.done.is_none()) as usize;
-        while busy(&running, spec) < jobs.max(1) {
-            // The first unknown candidate has run long: start what follows its success.
-            if let (Some(t), None) = (patience, &spec.carried) {
-                let long = running.iter().find(|r| r.1 == known).filter(|r| exec.elapsed(r.0).is_some_and(|e| e > t));
-                if let Some(text) = long.and_then(|_| successor(known)) {
-                    match exec.submit(&text, capture) {
-                        Ok(id) => {
-                            tracing::debug!(candidate = known, "successor started");
-                            wasted.successors += 1;
-                            spec.carried = Some(Carried { id, text, done: None, age: 0 });
-                            parent = Some(known);
-                            continue;
-                        }
-                        Err(e) => {
-                            failed = Some(e);
-                            break;
-                        }
+        while running.len() + spec.in_flight() < jobs.max(1) {
+            // The first unknown candidate has run long: what follows its success goes first.
+            if let (Some(t), None) = (patience, parent) {
+                let long = running.iter().any(|r| r.1 == known && exec.elapsed(r.0).is_some_and(|e| e > t));
+                if long && !spec.carried.iter().any(|c| c.fresh) {
+                    pending = successors(known).into();
+                    parent = Some(known);
+                    tracing::debug!(candidate = known, successors = pending.len(), "speculating on a success");
+                }
+            }
+            if let Some(text) = parent.and_then(|_| pending.pop_front()) {
+                match exec.submit(&text, capture) {
+                    Ok(id) => {
+                        wasted.successors += 1;
+                        spec.carried.push(Carried { id, text, done: None, fresh: true, age: 0 });
+                        continue;
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
                     }
                 }
             }
@@ -416,15 +440,16 @@ pub fn first_interesting(
                 verdicts[i] = Some(None);
                 continue;
             }
-            // The successor run of an earlier call, if it is this candidate: adopted.
-            if spec.carried.as_ref().is_some_and(|c| c.text == candidates[i]) {
-                let c = spec.carried.take().expect("just checked");
+            // A successor run of an earlier call (or of this one) with this text: adopted.
+            if let Some(k) = spec.carried.iter().position(|c| c.text == candidates[i]) {
+                let c = spec.carried.remove(k);
                 tracing::debug!(candidate = i, finished = c.done.is_some(), "successor used");
                 wasted.successors_used += 1;
-                parent = None;
                 match c.done {
                     Some(f) => {
+                        let elapsed = f.elapsed;
                         let v = judge(f);
+                        spec.record(elapsed, v == Verdict::Interesting);
                         verdicts[i] = Some(Some(v));
                     }
                     None => running.push((c.id, i)),
@@ -442,20 +467,18 @@ pub fn first_interesting(
         if let Some(e) = failed {
             break Err(e);
         }
-        if running.is_empty() && spec.carried.as_ref().is_none_or(|c| c.done.is_some()) {
+        if running.is_empty() && spec.in_flight() == 0 {
             // Everything left was skipped or answered by a carried run.
             continue;
         }
         // Wake when the first candidate's run reaches the patience, to speculate then.
-        let slice = match (patience, running.iter().find(|r| r.1 == known)) {
-            (Some(t), Some(r)) if spec.carried.is_none() => {
-                t.saturating_sub(exec.elapsed(r.0).unwrap_or_default()).clamp(Duration::from_millis(1), Duration::from_millis(50))
-            }
+        let slice = match (patience, parent, running.iter().find(|r| r.1 == known)) {
+            (Some(t), None, Some(r)) => t.saturating_sub(exec.elapsed(r.0).unwrap_or_default()).clamp(Duration::from_millis(1), Duration::from_millis(50)),
             _ => Duration::from_millis(50),
         };
         match exec.wait_any(slice) {
             Ok(Some((id, f))) => {
-                if let Some(c) = spec.carried.as_mut().filter(|c| c.id == id) {
+                if let Some(c) = spec.carried.iter_mut().find(|c| c.id == id) {
                     c.done = Some(f);
                     continue;
                 }
@@ -475,18 +498,20 @@ pub fn first_interesting(
         wasted.cancelled += verdicts[idx].is_none() as usize;
         exec.cancel(id);
     }
-    // The successor run is kept only if its candidate is the answer, or it came from an
-    // earlier call and has calls left.
-    let keep = match (&result, parent) {
+    // This call's successor runs stay only if their candidate is the answer; earlier ones
+    // while they have calls left.
+    let parent_won = match (&result, parent) {
         (Ok(n), Some(p)) => *n == p + 1 && verdicts[p] == Some(Some(Verdict::Interesting)),
-        (Ok(_), None) => spec.carried.as_mut().is_some_and(|c| {
-            c.age += 1;
-            c.age < CARRY_CALLS
-        }),
-        (Err(_), _) => false,
+        _ => false,
     };
-    if !keep {
-        spec.drop_carried(exec, &mut wasted);
+    if result.is_err() {
+        spec.drop_carried(exec, &mut wasted, |_| true);
+    } else {
+        spec.drop_carried(exec, &mut wasted, |c| if c.fresh { !parent_won } else { c.age + 1 >= CARRY_CALLS });
+        for c in &mut spec.carried {
+            c.age = if c.fresh { 0 } else { c.age + 1 };
+            c.fresh = false;
+        }
     }
     if let Ok(n) = result {
         wasted.finished += verdicts[n..].iter().filter(|v| matches!(v, Some(Some(_)))).count();
@@ -568,7 +593,7 @@ mod tests {
         for jobs in [1, 2, 5] {
             let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
             let (verdicts, wasted) =
-                first_interesting(&mut sim, jobs, &texts, false, &mut |_| Screened::Run, &mut |_| None, &mut Speculation::default(), interesting);
+                first_interesting(&mut sim, jobs, &texts, false, &mut |_| Screened::Run, &mut |_| Vec::new(), &mut Speculation::default(), interesting);
             // What was started and neither ended nor needed is counted as cancelled; what
             // ended past the answer as finished.
             assert_eq!(wasted.cancelled + sim.ended.len(), sim.next as usize, "jobs {jobs}");
@@ -606,7 +631,7 @@ mod tests {
                     Screened::Run
                 }
             };
-            let (verdicts, _) = first_interesting(&mut sim, jobs, &texts, false, &mut screen, &mut |_| None, &mut Speculation::default(), interesting);
+            let (verdicts, _) = first_interesting(&mut sim, jobs, &texts, false, &mut screen, &mut |_| Vec::new(), &mut Speculation::default(), interesting);
             let verdicts = verdicts.unwrap();
             let judged: Vec<usize> = verdicts.iter().map(|v| v.0).collect();
             assert_eq!(judged, (1..=23).step_by(2).collect::<Vec<_>>(), "jobs {jobs}");
@@ -646,7 +671,7 @@ mod tests {
         for s in 0..40 {
             let texts: Vec<String> = (0..4).map(|j| text(s, from, j)).collect();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let mut successor = |i: usize| speculate.then(|| text(s + 1, i, 0));
+            let mut successor = |i: usize| if speculate { (0..4).map(|j| text(s + 1, i, j)).collect() } else { Vec::new() };
             let interesting = |f: Finished| if f.stdout.contains(" d10") { Verdict::Interesting } else { Verdict::NotInteresting };
             let (verdicts, wasted) = first_interesting(&mut sim, jobs, &refs, false, &mut |_| Screened::Run, &mut successor, &mut spec, interesting);
             let verdicts = verdicts.unwrap();
@@ -654,7 +679,7 @@ mod tests {
             from = verdicts.last().filter(|v| v.1 == Verdict::Interesting).map_or(4, |v| v.0);
             all.push(verdicts);
         }
-        spec.drop_carried(&mut sim, &mut total);
+        spec.drop_carried(&mut sim, &mut total, |_| true);
         assert_eq!(sim.in_flight(), 0, "nothing left running");
         (all, sim.now, total, sim.next as usize)
     }
@@ -670,7 +695,7 @@ mod tests {
         assert_eq!(plain, sequential);
         assert_eq!(spec, sequential);
         assert_eq!(w_plain.successors, 0);
-        // Once four runs of each kind are known, each long run's successor starts early and
+        // Once three runs of each kind are known, each long run's successor starts early and
         // the next call uses it.
         assert!(w.successors >= 20 && w.successors_used == w.successors, "{w:?}");
         assert!(t_spec < t_plain && t_plain < t1, "simulated time: {t_spec} with successors, {t_plain} without, {t1} at -j 1");

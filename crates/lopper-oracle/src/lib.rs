@@ -126,13 +126,14 @@ pub trait Oracle {
         candidates: &[&str],
         screen: &mut dyn FnMut(usize) -> Screened,
     ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
-        self.first_interesting_speculating(candidates, screen, &mut |_| None)
+        self.first_interesting_speculating(candidates, screen, &mut |_| Vec::new())
     }
 
-    /// As [`Oracle::first_interesting_screened`], with `successor(i)`: the text the caller
-    /// would judge next if candidate `i` is the answer (already screened; `None` when there
-    /// is none). A parallel oracle may start it early, speculating on that success, and
-    /// use its run when a later call judges that text; the answers and what counts as a
+    /// As [`Oracle::first_interesting_screened`], with `successors(i)`: the texts the caller
+    /// would judge next, in order, if candidate `i` is the answer (each assuming the ones
+    /// before it fail; already screened; empty when unknown). A parallel oracle may start
+    /// them early, speculating on that success, and use their runs when later calls judge
+    /// those texts; the answers and what counts as a
     /// test run stay those of a sequential run. The default judges in order with
     /// [`Oracle::test`] and ignores the successors.
     ///
@@ -142,9 +143,9 @@ pub trait Oracle {
         &mut self,
         candidates: &[&str],
         screen: &mut dyn FnMut(usize) -> Screened,
-        successor: &mut dyn FnMut(usize) -> Option<String>,
+        successors: &mut dyn FnMut(usize) -> Vec<String>,
     ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
-        let _ = successor;
+        let _ = successors;
         let mut out = Vec::new();
         for (i, c) in candidates.iter().enumerate() {
             if screen(i) == Screened::Skip {
@@ -244,7 +245,7 @@ pub struct ScriptOracle {
     criteria: Criteria,
     jobs: usize,
     wasted: executor::Wasted,
-    /// Speculation on success between calls (a successor's run carried to the next).
+    /// Speculation on success between calls (successor runs carried to the next).
     spec: executor::Speculation,
 }
 
@@ -537,7 +538,13 @@ impl ScriptOracle {
         let id = self.exec.submit(candidate, capture || self.criteria.needs_output())?;
         loop {
             match self.exec.wait_any(Duration::from_millis(50)) {
-                Ok(Some((_, f))) => return Ok(judge(&self.criteria, f)),
+                Ok(Some((ended, f))) if ended == id => {
+                    let report = judge(&self.criteria, f);
+                    self.spec.record(report.elapsed, report.verdict == Verdict::Interesting);
+                    return Ok(report);
+                }
+                // A successor run carried from a speculating call ended meanwhile.
+                Ok(Some((ended, f))) => self.spec.ended(ended, f),
                 Ok(None) => {}
                 Err(e) => {
                     self.exec.cancel(id);
@@ -583,19 +590,19 @@ impl Oracle for ScriptOracle {
     /// Keeps up to `jobs` tests running, in candidate order, each candidate screened when a
     /// slot is free for it; returns as soon as the verdicts of a prefix are known and its
     /// last one is interesting (or all are known). Tests of later candidates still running
-    /// then are killed, process group and all. With more than one slot a successor is
-    /// started once its candidate's run has lasted as long as passing runs tend to
+    /// then are killed, process group and all. With more than one slot a candidate's
+    /// successors are started once its run has lasted as long as passing runs tend to
     /// ([`executor::Speculation`]).
     fn first_interesting_speculating(
         &mut self,
         candidates: &[&str],
         screen: &mut dyn FnMut(usize) -> Screened,
-        successor: &mut dyn FnMut(usize) -> Option<String>,
+        successors: &mut dyn FnMut(usize) -> Vec<String>,
     ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
         let capture = self.criteria.needs_output();
         let criteria = &self.criteria;
         let (result, wasted) =
-            executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, screen, successor, &mut self.spec, |f| judge(criteria, f).verdict);
+            executor::first_interesting(&mut self.exec, self.jobs, candidates, capture, screen, successors, &mut self.spec, |f| judge(criteria, f).verdict);
         self.wasted += wasted;
         Ok(result?.into_iter().map(|(i, v)| (i, v, false)).collect())
     }

@@ -295,20 +295,20 @@ impl<'a> Judge<'a> {
         memo: Memo<'_>,
         tokens: impl FnOnce(usize) -> usize,
     ) -> Result<Option<usize>, OracleError> {
-        self.first_interesting_then(texts, passes, memo, tokens, &mut |_| None)
+        self.first_interesting_then(texts, passes, memo, tokens, &mut |_| Vec::new())
     }
 
-    /// [`Judge::first_interesting_as`], with `successor(i)`: the text the search judges
-    /// next if candidate `i` is the answer, for an oracle that speculates on success
-    /// ([`Oracle::first_interesting_speculating`]); the best itself and known rejections
-    /// are never offered.
+    /// [`Judge::first_interesting_as`], with `successors(i)`: the texts the search judges
+    /// next, in order, if candidate `i` is the answer, for an oracle that speculates on
+    /// success ([`Oracle::first_interesting_speculating`]); the best itself and known
+    /// rejections are never offered.
     pub(crate) fn first_interesting_then(
         &mut self,
         texts: &[String],
         passes: &[usize],
         memo: Memo<'_>,
         tokens: impl FnOnce(usize) -> usize,
-        successor: &mut dyn FnMut(usize) -> Option<String>,
+        successors: &mut dyn FnMut(usize) -> Vec<String>,
     ) -> Result<Option<usize>, OracleError> {
         let pass_of = |i: usize| passes.get(i).copied();
         let (local, presume) = match memo {
@@ -328,7 +328,7 @@ impl<'a> Judge<'a> {
         // Screening is lopper's own work, not the tests' wall time.
         let mut screening = std::time::Duration::ZERO;
         let Judge { oracle, checker, rejected, local_rejected, best, best_errors, grammar_check, .. } = &mut *self;
-        let mut next = |i: usize| successor(i).filter(|t| t != best && !rejected.contains(&hash(t)));
+        let mut next = |i: usize| successors(i).into_iter().filter(|t| t != best && !rejected.contains(&hash(t))).collect();
         let verdicts = oracle.first_interesting_speculating(
             &refs,
             &mut |i| {

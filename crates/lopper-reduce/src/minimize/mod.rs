@@ -26,8 +26,8 @@ pub(crate) trait Path: Clone {
 /// first that passes, and the search goes on from the state that one leads to; so the
 /// candidates judged and the result are the same for every lookahead, and a parallel
 /// oracle keeps its slots busy. With a lookahead above 1, `first` also gets each
-/// candidate's successor: the candidate the search judges next if that one passes, so an
-/// oracle that speculates on a success can start it early.
+/// candidate's successors: the next `lookahead` candidates the search judges if that one
+/// passes, so an oracle that speculates on a success can start them early.
 ///
 /// # Errors
 /// The first error `first` returns.
@@ -44,7 +44,7 @@ pub(crate) fn windows<P: Path, E>(start: P, lookahead: usize, first: &mut FirstP
         if cands.is_empty() {
             return Ok(at.into_kept());
         }
-        let next: Vec<Option<Vec<P::Item>>> = if lookahead > 1 { passed.iter().map(|p| p.clone().advance().map(|(c, _)| c)).collect() } else { Vec::new() };
+        let next: Vec<Vec<Vec<P::Item>>> = if lookahead > 1 { passed.iter().map(|p| successors(p.clone(), lookahead)).collect() } else { Vec::new() };
         at = match first(&cands, &next)? {
             Some(i) => passed.swap_remove(i),
             None => failed,
@@ -52,10 +52,15 @@ pub(crate) fn windows<P: Path, E>(start: P, lookahead: usize, first: &mut FirstP
     }
 }
 
-/// Given candidate lists in order and, where known, each one's successor (see
+/// The first `n` candidates on the failure path from `state`.
+fn successors<P: Path>(mut state: P, n: usize) -> Vec<Vec<P::Item>> {
+    std::iter::from_fn(|| state.advance().map(|(c, _)| c)).take(n).collect()
+}
+
+/// Given candidate lists in order and, where known, each one's successors (see
 /// [`windows`]; the slice may be shorter than the candidates), the index of the first
 /// on which the test passes.
-pub type FirstPassingThen<'a, T, E> = dyn FnMut(&[Vec<T>], &[Option<Vec<T>>]) -> Result<Option<usize>, E> + 'a;
+pub type FirstPassingThen<'a, T, E> = dyn FnMut(&[Vec<T>], &[Vec<Vec<T>>]) -> Result<Option<usize>, E> + 'a;
 
 /// Judges candidate sublists (each a list of kept positions, in order) and answers the index
 /// of the first interesting one, if any.
@@ -76,8 +81,8 @@ pub trait ListMinimizer: std::fmt::Debug + Sync {
     /// The first error `first` returns.
     fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError>;
 
-    /// [`ListMinimizer::minimize`], with each candidate's successor (the candidate judged
-    /// next if it passes) handed to `first` where the minimizer knows it. The default knows
+    /// [`ListMinimizer::minimize`], with each candidate's successors (the candidates
+    /// judged next if it passes) handed to `first` where the minimizer knows them. The default knows
     /// none.
     ///
     /// # Errors
@@ -87,7 +92,7 @@ pub trait ListMinimizer: std::fmt::Debug + Sync {
     }
 }
 
-/// [`FirstInteresting`] with each candidate's successor, where known ([`windows`]).
+/// [`FirstInteresting`] with each candidate's successors, where known ([`windows`]).
 pub type FirstInterestingThen<'a> = FirstPassingThen<'a, usize, OracleError>;
 
 /// ddmin (Zeller & Hildebrandt, TSE 2002), complement-only and without restart (see

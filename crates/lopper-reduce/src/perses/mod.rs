@@ -482,21 +482,27 @@ impl Reducer<'_> {
     /// [`Self::try_batch`], each candidate counted for the pass named in `passes` (the
     /// running pass where `passes` is empty).
     fn try_batch_as(&mut self, r: &mut Round, batch: Vec<EditSet>, passes: &[&str]) -> Result<Option<usize>, OracleError> {
-        self.try_batch_then(r, batch, passes, &[])
+        self.try_batch_then(r, batch, passes, &|_, _| Vec::new())
     }
 
-    /// [`Self::try_batch_as`], with each candidate's successor where known (the edit set
-    /// judged next if that one is interesting), rendered only if the oracle speculates on
-    /// that candidate's success.
-    fn try_batch_then(&mut self, r: &mut Round, batch: Vec<EditSet>, passes: &[&str], then: &[Option<EditSet>]) -> Result<Option<usize>, OracleError> {
+    /// [`Self::try_batch_as`], with `then(tree, i)`: candidate `i`'s successors where known
+    /// (the edit sets judged next, in order, if that one is interesting), built and
+    /// rendered only if the oracle speculates on that candidate's success.
+    fn try_batch_then(
+        &mut self,
+        r: &mut Round,
+        batch: Vec<EditSet>,
+        passes: &[&str],
+        then: &dyn Fn(&Tree, usize) -> Vec<EditSet>,
+    ) -> Result<Option<usize>, OracleError> {
         let texts: Vec<String> = batch.iter().map(|e| r.tree.render(e, self.render)).collect();
         if let Some(p) = passes.first() {
             self.j.set_pass(p);
         }
         let passes: Vec<usize> = passes.iter().map(|p| self.j.pass_index(p)).collect();
         let (tree, render) = (&r.tree, self.render);
-        let mut successor = |i: usize| then.get(i)?.as_ref().map(|e| tree.render(e, render));
-        let winner = self.j.first_interesting_then(&texts, &passes, self.perses_memo, |i| r.tree.count_tokens(&batch[i]), &mut successor)?;
+        let mut successors = |i: usize| then(tree, i).iter().map(|e| tree.render(e, render)).collect();
+        let winner = self.j.first_interesting_then(&texts, &passes, self.perses_memo, |i| r.tree.count_tokens(&batch[i]), &mut successors)?;
         if let Some(i) = winner {
             r.state = batch.into_iter().nth(i).expect("winner is in the batch");
             r.live = r.tree.live(&r.state);
@@ -562,8 +568,8 @@ impl Reducer<'_> {
         // Items the unused search's follow-ups deleted while ddmin still counts them kept.
         let mut freed = Freed::new(self, &all, &base, head.is_none() && matches!(empty, Empty::DeleteList(_)));
         let kept =
-            self.opts.minimizer.minimize_then(&weights, empty != Empty::Never, self.opts.jobs, &mut |keeps: &[Vec<usize>], next: &[Option<Vec<usize>>]| {
-                let edits = |keep: &Vec<usize>| {
+            self.opts.minimizer.minimize_then(&weights, empty != Empty::Never, self.opts.jobs, &mut |keeps: &[Vec<usize>], next: &[Vec<Vec<usize>>]| {
+                let edits = |tree: &Tree, keep: &Vec<usize>| {
                     if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
                         return base.with(n, Edit::Delete);
                     }
@@ -574,13 +580,13 @@ impl Reducer<'_> {
                     if head.is_some_and(|h| !kept.contains(&h)) {
                         // keep is never empty and h is its only non-element: promote the first.
                         let first = keep[0];
-                        e.0.insert(first, Edit::Replace(r.tree.node(first).children[1]));
+                        e.0.insert(first, Edit::Replace(tree.node(first).children[1]));
                     }
                     e
                 };
-                let batch: Vec<EditSet> = keeps.iter().map(edits).collect();
-                // Successors that are the current best (a follow-up made them) are no runs.
-                let then: Vec<Option<EditSet>> = next.iter().map(|k| k.as_ref().map(edits)).collect();
+                let batch: Vec<EditSet> = keeps.iter().map(|k| edits(&r.tree, k)).collect();
+                // Built only when the oracle speculates on candidate `i`'s success.
+                let then = |tree: &Tree, i: usize| next.get(i).map_or_else(Vec::new, |s| s.iter().map(|k| edits(tree, k)).collect());
                 // A keep whose deletions the follow-ups already made is the current best:
                 // interesting, without a test, once every candidate before it failed.
                 let same = batch.iter().position(|e| *e == r.state);
