@@ -535,23 +535,60 @@ impl ScriptOracle {
     /// # Errors
     /// As [`Oracle::test`].
     pub fn run(&mut self, candidate: &str, capture: bool) -> Result<RunReport, OracleError> {
-        let id = self.exec.submit(candidate, capture || self.criteria.needs_output())?;
-        loop {
-            match self.exec.wait_any(Duration::from_millis(50)) {
-                Ok(Some((ended, f))) if ended == id => {
-                    let report = judge(&self.criteria, f);
-                    self.spec.record(report.elapsed, report.verdict == Verdict::Interesting);
-                    return Ok(report);
-                }
-                // A successor run carried from a speculating call ended meanwhile.
-                Ok(Some((ended, f))) => self.spec.ended(ended, f),
-                Ok(None) => {}
-                Err(e) => {
-                    self.exec.cancel(id);
-                    return Err(e);
-                }
+        Ok(self.run_times(candidate, 1, capture)?.remove(0))
+    }
+
+    /// Runs the test `times` times on `candidate`, up to the oracle's jobs at once (the
+    /// sanity runs of the original); with `capture`, keeps the outputs. The reports come
+    /// in the order the runs were started.
+    ///
+    /// # Errors
+    /// As [`Oracle::test`]; runs still going are cancelled first.
+    pub fn run_times(&mut self, candidate: &str, times: usize, capture: bool) -> Result<Vec<RunReport>, OracleError> {
+        let capture = capture || self.criteria.needs_output();
+        let mut reports: Vec<Option<RunReport>> = vec![None; times];
+        let mut going: Vec<(executor::RunId, usize)> = Vec::new();
+        let mut started = 0;
+        let result = loop {
+            if reports.iter().all(Option::is_some) {
+                break Ok(());
             }
+            let mut failed = None;
+            while going.len() < self.jobs.max(1) && started < times {
+                match self.exec.submit(candidate, capture) {
+                    Ok(id) => going.push((id, started)),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                started += 1;
+            }
+            if let Some(e) = failed {
+                break Err(e);
+            }
+            match self.exec.wait_any(Duration::from_millis(50)) {
+                Ok(Some((ended, f))) => match going.iter().position(|g| g.0 == ended) {
+                    Some(k) => {
+                        let (_, slot) = going.remove(k);
+                        let report = judge(&self.criteria, f);
+                        self.spec.record(report.elapsed, report.verdict == Verdict::Interesting);
+                        reports[slot] = Some(report);
+                    }
+                    // A successor run carried from a speculating call ended meanwhile.
+                    None => self.spec.ended(ended, f),
+                },
+                Ok(None) => {}
+                Err(e) => break Err(e),
+            }
+        };
+        if let Err(e) = result {
+            for (id, _) in going {
+                self.exec.cancel(id);
+            }
+            return Err(e);
         }
+        Ok(reports.into_iter().map(|r| r.expect("every run reported")).collect())
     }
 }
 

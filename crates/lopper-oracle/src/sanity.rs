@@ -65,7 +65,8 @@ pub fn derived_timeout(slowest: Duration) -> Duration {
     (slowest * 10).clamp(MIN_DERIVED_TIMEOUT, MAX_DERIVED_TIMEOUT)
 }
 
-/// Runs the test on `original` [`SANITY_RUNS`] times (output captured) and judges the runs:
+/// Runs the test on `original` [`SANITY_RUNS`] times (output captured; as many at once as
+/// the oracle's jobs) and judges the runs:
 /// a timeout first, then all no, then a mix. With `derive_timeout`, sets the oracle's time
 /// limit to [`derived_timeout`] of the slowest run.
 ///
@@ -73,7 +74,7 @@ pub fn derived_timeout(slowest: Duration) -> Duration {
 /// [`SanityError`]: too slow, not interesting, flaky, or the oracle's own error
 /// ([`OracleError::Interrupted`] on Ctrl-C).
 pub fn check_original(oracle: &mut ScriptOracle, original: &str, derive_timeout: bool) -> Result<Sanity, SanityError> {
-    let runs = (0..SANITY_RUNS).map(|_| oracle.run(original, true)).collect::<Result<Vec<RunReport>, _>>()?;
+    let runs: Vec<RunReport> = oracle.run_times(original, SANITY_RUNS, true)?;
     if let Some(r) = runs.iter().find(|r| r.verdict == Verdict::TimedOut) {
         return Err(SanityError::TooSlow { limit: oracle.timeout(), output: r.output.clone() });
     }
