@@ -413,9 +413,12 @@ pub fn first_interesting(
             if let (Some(t), None) = (patience, parent) {
                 let long = running.iter().any(|r| r.1 == known && exec.elapsed(r.0).is_some_and(|e| e > t));
                 if long && !spec.carried.iter().any(|c| c.fresh) {
+                    // Asked once per call: with none, the failure path goes on as usual.
                     pending = successors(known).into();
                     parent = Some(known);
-                    tracing::debug!(candidate = known, successors = pending.len(), "speculating on a success");
+                    if !pending.is_empty() {
+                        tracing::debug!(candidate = known, successors = pending.len(), "speculating on a success");
+                    }
                 }
             }
             if let Some(text) = parent.and_then(|_| pending.pop_front()) {

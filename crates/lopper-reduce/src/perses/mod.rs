@@ -585,8 +585,20 @@ impl Reducer<'_> {
                     e
                 };
                 let batch: Vec<EditSet> = keeps.iter().map(|k| edits(&r.tree, k)).collect();
-                // Built only when the oracle speculates on candidate `i`'s success.
-                let then = |tree: &Tree, i: usize| next.get(i).map_or_else(Vec::new, |s| s.iter().map(|k| edits(tree, k)).collect());
+                // Built only when the oracle speculates on candidate `i`'s success: its
+                // follow-up if there is one (judged next), then ddmin's next candidates as
+                // they are once that follow-up passed.
+                let then = |tree: &Tree, i: usize| {
+                    let after = freed.after(tree, &edits(tree, &keeps[i]));
+                    let next = next.get(i).map_or(&[][..], Vec::as_slice).iter().map(|k| {
+                        let mut e = edits(tree, k);
+                        if let Some((_, dead)) = &after {
+                            e.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
+                        }
+                        e
+                    });
+                    after.iter().map(|(follow_up, _)| follow_up.clone()).chain(next).collect()
+                };
                 // A keep whose deletions the follow-ups already made is the current best:
                 // interesting, without a test, once every candidate before it failed.
                 let same = batch.iter().position(|e| *e == r.state);

@@ -4,7 +4,9 @@
 use super::{Empty, Reducer, Round};
 use crate::oracle::OracleError;
 use crate::passes::{self, unused::Names};
-use lopper_tree::{Edit, EditSet, NodeId};
+use lopper_grammar::PnfGrammar;
+use lopper_tree::{Edit, EditSet, NodeId, Tree};
+use std::cell::OnceCell;
 use std::collections::HashSet;
 
 /// The search runs on a list only when what it may delete holds at least 1/`MIN_SHARE` of
@@ -77,46 +79,56 @@ impl Reducer<'_> {
 /// least two of them, instead of one accepted test each later. Elements unreferenced
 /// before the ddmin began (what the test itself may need) and those of a refused
 /// follow-up are never offered again in this ddmin.
-pub(super) struct Freed {
+pub(super) struct Freed<'g> {
     on: bool,
+    g: &'g PnfGrammar,
     items: Vec<NodeId>,
-    /// The round's state when the ddmin began, until the first follow-up reads it.
-    base: Option<EditSet>,
-    protect: HashSet<NodeId>,
+    /// The round's state when the ddmin began.
+    base: EditSet,
+    /// What was unreferenced then (computed at first need: most ddmins delete nothing).
+    unreferenced: OnceCell<HashSet<NodeId>>,
+    /// The elements of refused follow-ups.
+    refused: HashSet<NodeId>,
     /// What the follow-ups deleted: ddmin still counts these items kept.
     pub(super) gone: HashSet<NodeId>,
 }
 
-impl Freed {
+impl<'g> Freed<'g> {
     /// For a ddmin over `items`, a list's live elements under the round's state `base`;
     /// `eligible`: a list whose elements are deleted one by one (not a separated list's
     /// head). Off unless the unused search runs.
-    pub(super) fn new(red: &Reducer<'_>, items: &[NodeId], base: &EditSet, eligible: bool) -> Freed {
+    pub(super) fn new(red: &Reducer<'g>, items: &[NodeId], base: &EditSet, eligible: bool) -> Freed<'g> {
         let on = eligible && red.unused && items.len() > 1;
-        Freed { on, items: items.to_vec(), base: on.then(|| base.clone()), protect: HashSet::new(), gone: HashSet::new() }
+        let base = if on { base.clone() } else { EditSet::default() };
+        Freed { on, g: red.g, items: items.to_vec(), base, unreferenced: OnceCell::new(), refused: HashSet::new(), gone: HashSet::new() }
+    }
+
+    /// The follow-up of `state` (a state of this ddmin's tree): `state` with the elements
+    /// it leaves unused deleted too, and those elements; `None` when fewer than two.
+    pub(super) fn after(&self, tree: &Tree, state: &EditSet) -> Option<(EditSet, Vec<NodeId>)> {
+        if !self.on {
+            return None;
+        }
+        let protect = self.unreferenced.get_or_init(|| {
+            let live = tree.live(&self.base);
+            let names = Names::new(tree, &live, self.g);
+            self.items.iter().copied().filter(|&e| names.unreferenced(e, &live)).collect()
+        });
+        let live = tree.live(state);
+        let names = Names::new(tree, &live, self.g);
+        let rest: Vec<NodeId> = self.items.iter().copied().filter(|e| live[e.0 as usize]).collect();
+        let dead = names.dead(&rest, &|e| protect.contains(&e) || self.refused.contains(&e), &live);
+        (dead.len() >= 2).then(|| {
+            let mut all = state.clone();
+            all.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
+            (all, dead)
+        })
     }
 
     /// After an interesting candidate of the ddmin: one candidate deleting what it left
-    /// unused, counted for the unused search.
+    /// unused ([`Freed::after`]), counted for the unused search.
     pub(super) fn follow_up(&mut self, red: &mut Reducer<'_>, r: &mut Round) -> Result<(), OracleError> {
-        if !self.on {
-            return Ok(());
-        }
-        if let Some(base) = self.base.take() {
-            // What was unreferenced before the ddmin began, computed only for a ddmin that
-            // deleted something (most delete nothing).
-            let live = r.tree.live(&base);
-            let names = Names::new(&r.tree, &live, red.g);
-            self.protect = self.items.iter().copied().filter(|&e| names.unreferenced(e, &live)).collect();
-        }
-        let names = Names::new(&r.tree, &r.live, red.g);
-        let rest: Vec<NodeId> = self.items.iter().copied().filter(|e| r.live[e.0 as usize]).collect();
-        let dead = names.dead(&rest, &|e| self.protect.contains(&e), &r.live);
-        if dead.len() < 2 {
-            return Ok(());
-        }
-        let mut all = r.state.clone();
-        all.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
+        let Some((all, dead)) = self.after(&r.tree, &r.state) else { return Ok(()) };
         let pass = red.j.stats.pass.clone();
         red.j.set_pass(passes::unused::UNUSED.0);
         let accepted = red.try_batch(r, vec![all])?.is_some();
@@ -124,7 +136,7 @@ impl Freed {
         if accepted {
             self.gone.extend(dead);
         } else {
-            self.protect.extend(dead);
+            self.refused.extend(dead);
         }
         Ok(())
     }
