@@ -321,11 +321,15 @@ impl Speculation {
         q.push_back(elapsed);
     }
 
-    /// Keeps the ending of carried run `id` (one that ended while the executor was waited
-    /// on for something else).
-    pub fn ended(&mut self, id: RunId, f: Finished) {
-        if let Some(c) = self.carried.iter_mut().find(|c| c.id == id) {
-            c.done = Some(f);
+    /// Keeps the ending of run `id` if it is a carried one (it may end while the executor
+    /// is waited on for something else); otherwise hands the ending back.
+    pub fn ended(&mut self, id: RunId, f: Finished) -> Option<Finished> {
+        match self.carried.iter_mut().find(|c| c.id == id) {
+            Some(c) => {
+                c.done = Some(f);
+                None
+            }
+            None => Some(f),
         }
     }
 
@@ -390,6 +394,13 @@ pub fn first_interesting(
     let mut parent: Option<usize> = None;
     let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let patience = if jobs > 1 { spec.patience() } else { None };
+    // A run's verdict, its duration remembered for the patience.
+    let mut verdict_of = |f: Finished, spec: &mut Speculation| {
+        let elapsed = f.elapsed;
+        let v = judge(f);
+        spec.record(elapsed, v == Verdict::Interesting);
+        v
+    };
     let mut next = 0;
     let result = loop {
         // The answer is known once the first unknown verdict comes after an interesting one.
@@ -449,12 +460,7 @@ pub fn first_interesting(
                 tracing::debug!(candidate = i, finished = c.done.is_some(), "successor used");
                 wasted.successors_used += 1;
                 match c.done {
-                    Some(f) => {
-                        let elapsed = f.elapsed;
-                        let v = judge(f);
-                        spec.record(elapsed, v == Verdict::Interesting);
-                        verdicts[i] = Some(Some(v));
-                    }
+                    Some(f) => verdicts[i] = Some(Some(verdict_of(f, spec))),
                     None => running.push((c.id, i)),
                 }
                 continue;
@@ -481,16 +487,10 @@ pub fn first_interesting(
         };
         match exec.wait_any(slice) {
             Ok(Some((id, f))) => {
-                if let Some(c) = spec.carried.iter_mut().find(|c| c.id == id) {
-                    c.done = Some(f);
-                    continue;
-                }
+                let Some(f) = spec.ended(id, f) else { continue };
                 let at = running.iter().position(|r| r.0 == id).expect("a run this scheduler started");
                 let (_, idx) = running.swap_remove(at);
-                let elapsed = f.elapsed;
-                let v = judge(f);
-                spec.record(elapsed, v == Verdict::Interesting);
-                verdicts[idx] = Some(Some(v));
+                verdicts[idx] = Some(Some(verdict_of(f, spec)));
             }
             Ok(None) => {}
             Err(e) => break Err(e),

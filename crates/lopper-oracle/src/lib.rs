@@ -133,9 +133,8 @@ pub trait Oracle {
     /// would judge next, in order, if candidate `i` is the answer (each assuming the ones
     /// before it fail; already screened; empty when unknown). A parallel oracle may start
     /// them early, speculating on that success, and use their runs when later calls judge
-    /// those texts; the answers and what counts as a
-    /// test run stay those of a sequential run. The default judges in order with
-    /// [`Oracle::test`] and ignores the successors.
+    /// those texts; the answers and what counts as a test run stay those of a sequential
+    /// run. The default judges in order with [`Oracle::test`] and ignores the successors.
     ///
     /// # Errors
     /// As [`Oracle::test`].
@@ -576,7 +575,9 @@ impl ScriptOracle {
                         reports[slot] = Some(report);
                     }
                     // A successor run carried from a speculating call ended meanwhile.
-                    None => self.spec.ended(ended, f),
+                    None => {
+                        self.spec.ended(ended, f);
+                    }
                 },
                 Ok(None) => {}
                 Err(e) => break Err(e),

@@ -36,7 +36,7 @@ pub fn ddmin<T: Clone, E>(items: Vec<T>, lookahead: usize, first: &mut FirstPass
 /// # Errors
 /// The first error `first` returns.
 pub fn ddmin_or_empty<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut FirstPassing<T, E>) -> Result<Vec<T>, E> {
-    ddmin_or_empty_then(items, may_empty, lookahead, &mut |c: &[Vec<T>], _: &[Vec<Vec<T>>]| first(c))
+    ddmin_or_empty_then(items, may_empty, lookahead, &mut |c: &[Vec<T>], _: &dyn Fn(usize) -> Vec<Vec<T>>| first(c))
 }
 
 /// [`ddmin_or_empty`], handing `first` each candidate's successors too

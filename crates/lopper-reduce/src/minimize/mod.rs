@@ -44,7 +44,8 @@ pub(crate) fn windows<P: Path, E>(start: P, lookahead: usize, first: &mut FirstP
         if cands.is_empty() {
             return Ok(at.into_kept());
         }
-        let next: Vec<Vec<Vec<P::Item>>> = if lookahead > 1 { passed.iter().map(|p| successors(p.clone(), lookahead)).collect() } else { Vec::new() };
+        // Worked out only for a candidate the oracle speculates on.
+        let next = |i: usize| if lookahead > 1 { passed.get(i).map_or_else(Vec::new, |p| successors(p.clone(), lookahead)) } else { Vec::new() };
         at = match first(&cands, &next)? {
             Some(i) => passed.swap_remove(i),
             None => failed,
@@ -57,10 +58,9 @@ fn successors<P: Path>(mut state: P, n: usize) -> Vec<Vec<P::Item>> {
     std::iter::from_fn(|| state.advance().map(|(c, _)| c)).take(n).collect()
 }
 
-/// Given candidate lists in order and, where known, each one's successors (see
-/// [`windows`]; the slice may be shorter than the candidates), the index of the first
-/// on which the test passes.
-pub type FirstPassingThen<'a, T, E> = dyn FnMut(&[Vec<T>], &[Vec<Vec<T>>]) -> Result<Option<usize>, E> + 'a;
+/// Given candidate lists in order and each one's successors on demand (see [`windows`];
+/// empty where unknown), the index of the first on which the test passes.
+pub type FirstPassingThen<'a, T, E> = dyn FnMut(&[Vec<T>], &dyn Fn(usize) -> Vec<Vec<T>>) -> Result<Option<usize>, E> + 'a;
 
 /// Judges candidate sublists (each a list of kept positions, in order) and answers the index
 /// of the first interesting one, if any.
@@ -82,13 +82,13 @@ pub trait ListMinimizer: std::fmt::Debug + Sync {
     fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError>;
 
     /// [`ListMinimizer::minimize`], with each candidate's successors (the candidates
-    /// judged next if it passes) handed to `first` where the minimizer knows them. The default knows
-    /// none.
+    /// judged next if it passes) handed to `first` where the minimizer knows them. The
+    /// default knows none.
     ///
     /// # Errors
     /// The first error `first` returns.
     fn minimize_then(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInterestingThen) -> Result<Vec<usize>, OracleError> {
-        self.minimize(weights, may_empty, lookahead, &mut |c: &[Vec<usize>]| first(c, &[]))
+        self.minimize(weights, may_empty, lookahead, &mut |c: &[Vec<usize>]| first(c, &|_| Vec::new()))
     }
 }
 

@@ -78,7 +78,7 @@ impl super::Path for State {
 /// # Errors
 /// The first error `first` returns.
 pub fn probdd<E>(n: usize, may_empty: bool, lookahead: usize, first: &mut super::ddmin::FirstPassing<usize, E>) -> Result<Vec<usize>, E> {
-    probdd_then(n, may_empty, lookahead, &mut |c: &[Vec<usize>], _: &[Vec<Vec<usize>>]| first(c))
+    probdd_then(n, may_empty, lookahead, &mut |c: &[Vec<usize>], _: &dyn Fn(usize) -> Vec<Vec<usize>>| first(c))
 }
 
 /// [`probdd`], handing `first` each candidate's successors too ([`super::windows`]).

@@ -205,8 +205,8 @@ struct Reducer<'a> {
     render: RenderOptions,
     /// The names declared by list elements the unused-declarations search found needed.
     pinned: HashSet<String>,
-    /// Whether the unused-declarations search ([`passes::unused`]) runs before each
-    /// list's ddmin.
+    /// Whether the unused-declarations search ([`passes::unused`]) runs: at the start of
+    /// each round, and as follow-ups inside Perses' list ddmin.
     unused: bool,
 }
 
@@ -565,10 +565,14 @@ impl Reducer<'_> {
         let base = r.state.clone();
         let all = items;
         let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
-        // Items the unused search's follow-ups deleted while ddmin still counts them kept.
-        let mut freed = Freed::new(self, &all, &base, head.is_none() && matches!(empty, Empty::DeleteList(_)));
-        let kept =
-            self.opts.minimizer.minimize_then(&weights, empty != Empty::Never, self.opts.jobs, &mut |keeps: &[Vec<usize>], next: &[Vec<Vec<usize>>]| {
+        // The unused search's follow-ups, on a list whose elements are deleted one by one.
+        let follow = self.unused && head.is_none() && matches!(empty, Empty::DeleteList(_)) && all.len() > 1;
+        let mut freed = Freed::new(self.g, follow, &all, &base);
+        let kept = self.opts.minimizer.minimize_then(
+            &weights,
+            empty != Empty::Never,
+            self.opts.jobs,
+            &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
                 let edits = |tree: &Tree, keep: &Vec<usize>| {
                     if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
                         return base.with(n, Edit::Delete);
@@ -589,9 +593,10 @@ impl Reducer<'_> {
                 // follow-up if there is one (judged next), then ddmin's next candidates as
                 // they are once that follow-up passed.
                 let then = |tree: &Tree, i: usize| {
-                    let after = freed.after(tree, &edits(tree, &keeps[i]));
-                    let next = next.get(i).map_or(&[][..], Vec::as_slice).iter().map(|k| {
-                        let mut e = edits(tree, k);
+                    let state = edits(tree, &keeps[i]);
+                    let after = freed.after(tree, &state, &tree.live(&state));
+                    let next = next(i).into_iter().map(|k| {
+                        let mut e = edits(tree, &k);
                         if let Some((_, dead)) = &after {
                             e.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
                         }
@@ -602,14 +607,15 @@ impl Reducer<'_> {
                 // A keep whose deletions the follow-ups already made is the current best:
                 // interesting, without a test, once every candidate before it failed.
                 let same = batch.iter().position(|e| *e == r.state);
-                let tested = same.map_or(batch.len(), |k| k);
+                let tested = same.unwrap_or(batch.len());
                 let winner = match self.try_batch_then(r, batch.into_iter().take(tested).collect(), &[], &then)? {
                     Some(i) => Some(i),
                     None => return Ok(same),
                 };
                 freed.follow_up(self, r)?;
                 Ok(winner)
-            })?;
+            },
+        )?;
         Ok(kept.into_iter().map(|i| all[i]).collect())
     }
 

@@ -19,9 +19,8 @@ const MIN_SHARE: usize = 8;
 const MIN_TOKENS: usize = 16;
 
 impl Reducer<'_> {
-    /// The search on `list`, a list of the round's tree with at least two live elements,
-    /// just before Perses' ddmin over it (so an inner list is searched only when the
-    /// element holding it survived the outer list's ddmin): ddmin over its unreferenced
+    /// The search on `list`, a list of the round's tree (the round's start visits every
+    /// list with two children or more, outer lists first): ddmin over its unreferenced
     /// elements (see [`passes::unused`]) when there are at least two holding at least
     /// 1/[`MIN_SHARE`] of the list's tokens, deleting all of them the first candidate; then,
     /// as long as that deleted some, again over the elements the deletions left
@@ -79,12 +78,12 @@ impl Reducer<'_> {
 /// least two of them, instead of one accepted test each later. Elements unreferenced
 /// before the ddmin began (what the test itself may need) and those of a refused
 /// follow-up are never offered again in this ddmin.
-pub(super) struct Freed<'g> {
+pub(super) struct Freed<'a> {
     on: bool,
-    g: &'g PnfGrammar,
-    items: Vec<NodeId>,
-    /// The round's state when the ddmin began.
-    base: EditSet,
+    g: &'a PnfGrammar,
+    /// The list's live elements, and the round's state, when the ddmin began.
+    items: &'a [NodeId],
+    base: &'a EditSet,
     /// What was unreferenced then (computed at first need: most ddmins delete nothing).
     unreferenced: OnceCell<HashSet<NodeId>>,
     /// The elements of refused follow-ups.
@@ -93,31 +92,29 @@ pub(super) struct Freed<'g> {
     pub(super) gone: HashSet<NodeId>,
 }
 
-impl<'g> Freed<'g> {
+impl<'a> Freed<'a> {
     /// For a ddmin over `items`, a list's live elements under the round's state `base`;
-    /// `eligible`: a list whose elements are deleted one by one (not a separated list's
-    /// head). Off unless the unused search runs.
-    pub(super) fn new(red: &Reducer<'g>, items: &[NodeId], base: &EditSet, eligible: bool) -> Freed<'g> {
-        let on = eligible && red.unused && items.len() > 1;
-        let base = if on { base.clone() } else { EditSet::default() };
-        Freed { on, g: red.g, items: items.to_vec(), base, unreferenced: OnceCell::new(), refused: HashSet::new(), gone: HashSet::new() }
+    /// `on`: whether follow-ups run (the unused search runs, and the list's elements are
+    /// deleted one by one, not with a separated list's head).
+    pub(super) fn new(g: &'a PnfGrammar, on: bool, items: &'a [NodeId], base: &'a EditSet) -> Freed<'a> {
+        Freed { on, g, items, base, unreferenced: OnceCell::new(), refused: HashSet::new(), gone: HashSet::new() }
     }
 
-    /// The follow-up of `state` (a state of this ddmin's tree): `state` with the elements
-    /// it leaves unused deleted too, and those elements; `None` when fewer than two.
-    pub(super) fn after(&self, tree: &Tree, state: &EditSet) -> Option<(EditSet, Vec<NodeId>)> {
+    /// The follow-up of `state` (a state of this ddmin's tree, `live` its live nodes):
+    /// `state` with the elements it leaves unused deleted too, and those elements; `None`
+    /// when fewer than two.
+    pub(super) fn after(&self, tree: &Tree, state: &EditSet, live: &[bool]) -> Option<(EditSet, Vec<NodeId>)> {
         if !self.on {
             return None;
         }
         let protect = self.unreferenced.get_or_init(|| {
-            let live = tree.live(&self.base);
+            let live = tree.live(self.base);
             let names = Names::new(tree, &live, self.g);
             self.items.iter().copied().filter(|&e| names.unreferenced(e, &live)).collect()
         });
-        let live = tree.live(state);
-        let names = Names::new(tree, &live, self.g);
+        let names = Names::new(tree, live, self.g);
         let rest: Vec<NodeId> = self.items.iter().copied().filter(|e| live[e.0 as usize]).collect();
-        let dead = names.dead(&rest, &|e| protect.contains(&e) || self.refused.contains(&e), &live);
+        let dead = names.dead(&rest, &|e| protect.contains(&e) || self.refused.contains(&e), live);
         (dead.len() >= 2).then(|| {
             let mut all = state.clone();
             all.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
@@ -128,7 +125,7 @@ impl<'g> Freed<'g> {
     /// After an interesting candidate of the ddmin: one candidate deleting what it left
     /// unused ([`Freed::after`]), counted for the unused search.
     pub(super) fn follow_up(&mut self, red: &mut Reducer<'_>, r: &mut Round) -> Result<(), OracleError> {
-        let Some((all, dead)) = self.after(&r.tree, &r.state) else { return Ok(()) };
+        let Some((all, dead)) = self.after(&r.tree, &r.state, &r.live) else { return Ok(()) };
         let pass = red.j.stats.pass.clone();
         red.j.set_pass(passes::unused::UNUSED.0);
         let accepted = red.try_batch(r, vec![all])?.is_some();
