@@ -100,3 +100,38 @@ fn a_count_command_makes_the_transformation_run_backwards() {
     let out = case.lopper(&["--transform-count", &count]);
     assert_exit(&out, 2);
 }
+
+#[test]
+fn count_commands_of_consecutive_transformations_run_side_by_side_with_jobs() {
+    let (case, plug_in) = constants_case();
+    let log = case.path("counts.log");
+    // Two transformations with count commands that log when they start and end; the
+    // second never has an instance.
+    let logged = |count: &str| format!("echo start >> '{}'; sleep 0.3; {count}; echo end >> '{}'", log.display(), log.display());
+    let cmd = format!("python3 '{}' {{file}} {{n}} {{out}}", plug_in.display());
+    let count = logged(&format!("python3 '{}' --count {{file}}", plug_in.display()));
+    let (never, never_count) = ("exit 1", logged("echo 0"));
+    let mut results = Vec::new();
+    for jobs in ["1", "2"] {
+        let _ = fs::remove_file(&log);
+        fs::write(&case.program, "int scale(int x) {\n    int y = x * 42 + 7;\n    return (y - 300) / 0;\n}\n").unwrap();
+        let stats_path = case.path("stats.json");
+        let args = ["-q", "--no-cache", "-j", jobs, "--passes", "identifiers", "--stats", stats_path.to_str().unwrap()];
+        let transforms = ["--transform", &cmd, "--transform-count", &count, "--transform", never, "--transform-count", &never_count];
+        let out = case.lopper(&[&args[..], &transforms[..]].concat());
+        assert_exit(&out, 0);
+        let s = stats(&case);
+        let pass = &s["passes"][cmd.as_str()];
+        results.push((fs::read_to_string(&case.program).unwrap(), s["tests"].clone(), pass["tests"].clone(), pass["accepted"].clone()));
+        let lines = fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = lines.lines().collect();
+        if jobs == "1" {
+            assert!(lines.chunks(2).all(|p| p == ["start", "end"]), "one at a time: {lines:?}");
+        } else {
+            // Both counts start on the first round's best before either ends.
+            assert_eq!(lines[..4], ["start", "start", "end", "end"], "{lines:?}");
+        }
+    }
+    assert_eq!(results[0], results[1]);
+    assert_eq!(results[0].0, "int a(int b) {\n    int c = b * 1 + 1;\n    return (c - 1) / 0;\n}\n");
+}

@@ -328,7 +328,12 @@ impl<'a> Judge<'a> {
         // Screening is lopper's own work, not the tests' wall time.
         let mut screening = std::time::Duration::ZERO;
         let Judge { oracle, checker, rejected, local_rejected, best, best_errors, grammar_check, .. } = &mut *self;
-        let mut next = |i: usize| successors(i).into_iter().filter(|t| t != best && !rejected.contains(&hash(t))).collect();
+        // A successor is judged against candidate `i` as the best; one presumed not
+        // interesting would not be tested.
+        let mut next = |i: usize| {
+            let presumed = |t: &String| presume && local.is_some_and(|key| local_rejected.contains(&local_change(key, &texts[i], t)));
+            successors(i).into_iter().filter(|t| t != best && !rejected.contains(&hash(t)) && !presumed(t)).collect()
+        };
         let verdicts = oracle.first_interesting_speculating(
             &refs,
             &mut |i| {

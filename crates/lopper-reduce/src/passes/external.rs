@@ -96,6 +96,10 @@ impl Pass for External {
     fn process_seconds(&self) -> f64 {
         self.spent.get()
     }
+
+    fn prepares_slowly(&self) -> bool {
+        self.count.is_some()
+    }
 }
 
 /// The `clang_delta` transformations C-Vise applies to C programs that lopper runs as

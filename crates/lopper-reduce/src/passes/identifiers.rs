@@ -45,6 +45,10 @@ impl Pass for Identifiers {
         "identifiers"
     }
 
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        Some(Box::new(Identifiers::default()))
+    }
+
     fn prepare(&mut self, cx: Context<'_>) {
         self.renames.clear();
         let g = cx.grammar;

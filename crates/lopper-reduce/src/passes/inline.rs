@@ -30,6 +30,10 @@ impl Pass for Inline {
         "inline"
     }
 
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        Some(Box::new(Inline::default()))
+    }
+
     fn prepare(&mut self, cx: Context<'_>) {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);

@@ -21,6 +21,10 @@ impl Pass for Literals {
         "literals"
     }
 
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        Some(Box::new(Literals::default()))
+    }
+
     fn prepare(&mut self, cx: Context<'_>) {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);

@@ -62,8 +62,9 @@ pub enum Instance {
 }
 
 /// A transformation in Regehr's contract. Implementations are deterministic: the same tree
-/// and `k` give the same instance.
-pub trait Pass {
+/// and `k` give the same instance. `Send`, so that slow preparations can run side by side
+/// ([`prepare_together`]).
+pub trait Pass: Send {
     /// The pass's name, as `--passes` takes it (external passes: their command).
     fn name(&self) -> &str;
 
@@ -93,6 +94,37 @@ pub trait Pass {
     fn process_seconds(&self) -> f64 {
         0.0
     }
+
+    /// A new pass of this kind with nothing prepared, to number instances over a tree the
+    /// best may become, so that the oracle can start them while the current candidate's
+    /// test runs (its *successors*); `None` (the default) for passes whose preparation
+    /// or instances are costly, such as external commands.
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        None
+    }
+
+    /// Whether [`Pass::prepare`] waits on a process (an external count command), so that
+    /// the scheduler prepares a run of such passes side by side on idle cores.
+    fn prepares_slowly(&self) -> bool {
+        false
+    }
+}
+
+/// Prepares every pass of `passes` over `cx`, at most `jobs` at once (each on its own
+/// thread): what one pass's [`Pass::prepare`] computes does not depend on another's, so
+/// the result is that of preparing them one after another. For passes whose preparation
+/// waits on a process (`clang_delta --query-instances`, 0.05–0.1 s a run), while the test
+/// slots are idle.
+pub fn prepare_together(passes: &mut [&mut Box<dyn Pass>], cx: Context<'_>, jobs: usize) {
+    let queue = std::sync::Mutex::new(passes.iter_mut());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let Some(pass) = queue.lock().unwrap_or_else(|e| e.into_inner()).next() else { break };
+                pass.prepare(cx);
+            });
+        }
+    });
 }
 
 /// The size order under which every accepted variant is smaller: token count, then bytes,

@@ -27,6 +27,10 @@ impl Pass for Params {
         "params"
     }
 
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        Some(Box::new(Params::default()))
+    }
+
     fn keeps_words(&self) -> bool {
         true
     }

@@ -75,6 +75,10 @@ impl Pass for Subtrees {
         "subtrees"
     }
 
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        Some(Box::new(Subtrees::default()))
+    }
+
     fn keeps_words(&self) -> bool {
         true
     }

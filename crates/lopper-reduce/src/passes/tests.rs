@@ -2,8 +2,7 @@ use super::*;
 use crate::{reduce, reduce_with_passes, NoProgress, Options};
 use lopper_parse::{Frontend, Language};
 use lopper_tree::{Edit, RenderOptions};
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 fn json() -> Frontend {
     Frontend::from_pest("json", include_str!("../../../../grammars/json.pest")).unwrap()
@@ -29,7 +28,7 @@ fn variants(f: &Frontend, pass: &mut dyn Pass, src: &str) -> Vec<String> {
 
 /// Sets the `k`-th number of a JSON document to `0` (skips numbers that are `0`), and
 /// records every instance number it is asked for.
-struct Zero(Rc<RefCell<Vec<usize>>>, Vec<lopper_tree::NodeId>);
+struct Zero(Arc<Mutex<Vec<usize>>>, Vec<lopper_tree::NodeId>);
 
 impl Pass for Zero {
     fn name(&self) -> &str {
@@ -39,7 +38,7 @@ impl Pass for Zero {
         self.1 = cx.tree.token_ids().iter().copied().filter(|&t| cx.tree.token_text(t).starts_with(|c: char| c.is_ascii_digit())).collect();
     }
     fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
-        self.0.borrow_mut().push(k);
+        self.0.lock().unwrap().push(k);
         match self.1.get(k) {
             None => Instance::Exhausted,
             Some(&t) if cx.tree.token_text(t) == "0" => Instance::Skip,
@@ -51,7 +50,7 @@ impl Pass for Zero {
 #[test]
 fn the_scheduler_follows_regehrs_contract() {
     for jobs in [1, 2] {
-        let calls = Rc::new(RefCell::new(Vec::new()));
+        let calls = Arc::new(Mutex::new(Vec::new()));
         let opts = Options { passes: vec![], jobs, ..Options::default() };
         let mut oracle = |t: &str| t.contains('7');
         let out = reduce_with_passes(&json(), "[5, 7, 9, 8]", &mut oracle, &opts, vec![Box::new(Zero(calls.clone(), vec![]))], &mut NoProgress).unwrap();
@@ -64,7 +63,7 @@ fn the_scheduler_follows_regehrs_contract() {
         if jobs == 1 {
             // Retry k after a success (0 again: now a skip), k + 1 after a failure, stop at
             // the first missing instance; then the second round.
-            assert_eq!(*calls.borrow(), [0, 0, 1, 2, 2, 3, 3, 4, 0, 1, 2, 3, 4]);
+            assert_eq!(*calls.lock().unwrap(), [0, 0, 1, 2, 2, 3, 3, 4, 0, 1, 2, 3, 4]);
         }
     }
 }
@@ -79,7 +78,7 @@ fn a_change_that_failed_in_the_same_neighbourhood_is_not_tested_again() {
             t.contains('7') && t.contains('9')
         };
         let src = "[\n 5,\n 0,\n 7,\n 0,\n 9,\n 3\n]";
-        let out = reduce_with_passes(&json(), src, &mut oracle, &opts, vec![Box::new(Zero(Rc::default(), vec![]))], &mut NoProgress).unwrap();
+        let out = reduce_with_passes(&json(), src, &mut oracle, &opts, vec![Box::new(Zero(Arc::default(), vec![]))], &mut NoProgress).unwrap();
         assert_eq!(out.text, "[\n 0,\n 0,\n 7,\n 0,\n 9,\n 0\n]");
         // Round 1: 5→0 (yes), 7→0 (no), 9→0 (no), 3→0 (yes). Round 2: 7→0 has the same lines
         // around it as in round 1 and is presumed to fail; 9→0 now has `0` below instead of
@@ -433,5 +432,70 @@ fn unused_follow_up_deletes_what_a_perses_deletion_left_unused_in_one_test() {
         assert!(accepted(&perses, "list") >= 7, "{:?}", perses.stats.pass_stats);
         assert!(accepted(&with, "list") + accepted(&with, "unused") <= 3, "{:?}", with.stats.pass_stats);
         assert!(with.stats.tests < perses.stats.tests, "{} vs {} tests", with.stats.tests, perses.stats.tests);
+    }
+}
+
+/// Judges candidates in order, like a sequential oracle, and checks the caller's
+/// foresight: after each interesting candidate it asks for that candidate's successors,
+/// and counts whether the next call's first candidate judged is the first of them.
+struct Foresight<F> {
+    test: F,
+    predicted: Option<Vec<String>>,
+    /// Successor lists asked for and found non-empty; of those, the ones the next call met.
+    offered: usize,
+    met: usize,
+    /// Candidates of later calls that another call's prediction did not name first.
+    missed: Vec<String>,
+}
+
+impl<F: FnMut(&str) -> bool> crate::Oracle for Foresight<F> {
+    fn test(&mut self, c: &str) -> Result<crate::Verdict, crate::OracleError> {
+        Ok(if (self.test)(c) { crate::Verdict::Interesting } else { crate::Verdict::NotInteresting })
+    }
+
+    fn first_interesting_speculating(
+        &mut self,
+        candidates: &[&str],
+        screen: &mut dyn FnMut(usize) -> crate::oracle::Screened,
+        successors: &mut dyn FnMut(usize) -> Vec<String>,
+    ) -> Result<Vec<(usize, crate::Verdict, bool)>, crate::OracleError> {
+        let mut out = Vec::new();
+        for (i, c) in candidates.iter().enumerate() {
+            if screen(i) == crate::oracle::Screened::Skip {
+                continue;
+            }
+            if let Some(p) = self.predicted.take() {
+                if p[0] == *c {
+                    self.met += 1;
+                } else {
+                    self.missed.push(c.to_string());
+                }
+            }
+            let v = self.test(c)?;
+            out.push((i, v, false));
+            if v == crate::Verdict::Interesting {
+                let next = successors(i);
+                self.offered += !next.is_empty() as usize;
+                self.predicted = (!next.is_empty()).then_some(next);
+                break;
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[test]
+fn a_pass_names_the_variants_it_tries_after_an_accepted_one_as_its_successors() {
+    let c = Frontend::new(Language::C).unwrap();
+    let src = "int first_name; int second_name; int third_name;\nint main(void) { return first_name + second_name + third_name; }\n";
+    for jobs in [1, 2] {
+        let opts = Options { passes: vec!["identifiers".into()], jobs, ..Options::default() };
+        let mut oracle = Foresight { test: |t: &str| t.contains("return"), predicted: None, offered: 0, met: 0, missed: Vec::new() };
+        let out = reduce(&c, src, &mut oracle, &opts, &mut NoProgress).unwrap();
+        assert_eq!(out.text, "int a; int b; int c;\nint d(void) { return a + b + c; }\n");
+        // Each renaming but the last is followed by the next one, on the renamed program:
+        // exactly what the scheduler judges next.
+        assert_eq!(out.stats.pass_named("identifiers").unwrap().accepted, 4);
+        assert_eq!((oracle.offered, oracle.met), (3, 3), "missed {:?}", oracle.missed);
     }
 }

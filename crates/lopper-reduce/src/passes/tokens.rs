@@ -52,6 +52,10 @@ impl Pass for Tokens {
         "tokens"
     }
 
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        Some(Box::new(Tokens::default()))
+    }
+
     fn keeps_words(&self) -> bool {
         true
     }

@@ -164,6 +164,7 @@ pub fn reduce_with_passes(
         opts,
         j: judge,
         disabled: HashSet::new(),
+        transform_overlap: 0.0,
         perses_memo: Memo::Off,
         render: RenderOptions::default(),
         pinned: HashSet::new(),
@@ -200,6 +201,8 @@ struct Reducer<'a> {
     j: Judge<'a>,
     /// Passes after Perses that failed: reported once, not run again.
     disabled: HashSet<usize>,
+    /// Seconds of external commands that ran side by side with others (counted once).
+    transform_overlap: f64,
     /// The memo of Perses' own candidates (see [`Self::global_fixpoint`]).
     perses_memo: Memo<'static>,
     render: RenderOptions,
@@ -258,7 +261,7 @@ impl Reducer<'_> {
         }
         let fixpoint = self.global_fixpoint(tree, &mut after);
         // External commands' run time is neither tests nor lopper's own work.
-        self.j.stats.transform_seconds = after.iter().map(|p| p.process_seconds()).sum();
+        self.j.stats.transform_seconds = (after.iter().map(|p| p.process_seconds()).sum::<f64>() - self.transform_overlap).max(0.0);
         if fixpoint? && self.opts.passes.iter().any(|p| p == passes::layout::LAYOUT.0) {
             self.layout()?;
         }

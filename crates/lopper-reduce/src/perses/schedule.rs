@@ -4,7 +4,9 @@ use super::Reducer;
 use crate::judge::{LocalKey, Memo};
 use crate::oracle::OracleError;
 use crate::passes::{self, Context, Instance, Measure};
-use lopper_tree::Tree;
+use lopper_parse::Frontend;
+use lopper_tree::{RenderOptions, Tree};
+use std::time::Instant;
 
 impl Reducer<'_> {
     /// One round of the passes after Perses, each with Regehr's scheduling: instance `k` from
@@ -19,70 +21,137 @@ impl Reducer<'_> {
     pub(super) fn run_passes(&mut self, after: &mut [Box<dyn passes::Pass>], mut tree: Tree) -> Result<bool, OracleError> {
         self.j.stats.rounds += 1;
         let mut changed = false;
-        for (i, pass) in after.iter_mut().enumerate() {
+        // Passes already prepared over the current best, ahead of their turn.
+        let mut ready = vec![false; after.len()];
+        for i in 0..after.len() {
             if self.disabled.contains(&i) {
                 continue;
             }
-            self.j.set_pass(pass.name());
-            pass.prepare(Context { best: &self.j.best, tree: &tree, grammar: self.g });
+            self.j.set_pass(after[i].name());
+            if !ready[i] {
+                self.prepare_ahead(after, i, &tree, &mut ready);
+            }
+            ready[i] = false;
+            let pass = &mut after[i];
             let mut k = 0;
             'pass: loop {
                 let cx = Context { best: &self.j.best, tree: &tree, grammar: self.g };
-                let best_tokens = tree.token_count();
-                let (mut texts, mut ks, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
-                let mut j = k;
-                let mut exhausted = false;
-                while texts.len() < self.opts.jobs.max(1) {
-                    let variant = match pass.instance(cx, j) {
-                        Instance::Exhausted => {
-                            exhausted = true;
-                            break;
-                        }
-                        Instance::Error(why) => {
-                            self.j.warn(format!("pass {} failed and is disabled: {why}", pass.name()));
-                            self.disabled.insert(i);
-                            exhausted = true;
-                            break;
-                        }
-                        Instance::Skip => None,
-                        Instance::Variant(e) => Some((tree.render(&e, self.render), tree.count_tokens(&e))),
-                        // A variant that does not parse counts as the largest: never tested.
-                        Instance::Text(text) => {
-                            let n = self.frontend.parse_plain(&text).map_or(usize::MAX, |t| t.token_count());
-                            Some((text, n))
-                        }
-                    };
-                    if let Some((text, n)) = variant {
-                        if Measure::of(&text, n) < Measure::of(&self.j.best, best_tokens) {
-                            texts.push(text);
-                            ks.push(j);
-                            tokens.push(n);
-                        }
-                    }
-                    j += 1;
-                }
+                let batch = variants(pass.as_ref(), cx, k, self.opts.jobs.max(1), self.render, self.frontend);
                 if pass.interrupted() {
                     return Err(OracleError::Interrupted);
                 }
-                if texts.is_empty() {
+                if let Some(why) = &batch.error {
+                    self.j.warn(format!("pass {} failed and is disabled: {why}", pass.name()));
+                    self.disabled.insert(i);
+                }
+                if batch.texts.is_empty() {
                     break;
                 }
-                match self
-                    .j
-                    .first_interesting_as(&texts, &[], Memo::Presume(LocalKey { pass: pass.name(), modulo_words: pass.keeps_words() }), |w| tokens[w])?
-                {
+                let Batch { texts, ks, tokens, next, exhausted, .. } = batch;
+                // If variant `w` is accepted, the same pass numbers its instances from
+                // `ks[w]` over it: those are its successors.
+                let (speculates, frontend, g, render, jobs) = (pass.fresh().is_some(), self.frontend, self.g, self.render, self.opts.jobs.max(1));
+                let mut successors = |w: usize| -> Vec<String> {
+                    let (Some(mut p), Ok(parsed)) = (pass.fresh(), frontend.parse(&texts[w])) else { return Vec::new() };
+                    let cx = Context { best: &texts[w], tree: &parsed.tree, grammar: g };
+                    p.prepare(cx);
+                    variants(p.as_ref(), cx, ks[w], jobs, render, frontend).texts
+                };
+                let memo = Memo::Presume(LocalKey { pass: pass.name(), modulo_words: pass.keeps_words() });
+                let winner = if speculates {
+                    self.j.first_interesting_then(&texts, &[], memo, |w| tokens[w], &mut successors)?
+                } else {
+                    self.j.first_interesting_as(&texts, &[], memo, |w| tokens[w])?
+                };
+                match winner {
                     Some(w) => {
                         changed = true;
                         k = ks[w];
                         let Some(t) = self.parse_best() else { return Ok(false) };
                         tree = t;
+                        ready.fill(false);
                         pass.prepare(Context { best: &self.j.best, tree: &tree, grammar: self.g });
                     }
                     None if exhausted => break 'pass,
-                    None => k = j,
+                    None => k = next,
                 }
             }
         }
         Ok(changed)
     }
+
+    /// Prepares pass `i` over the best; when its preparation waits on a process, the slow
+    /// passes that follow it (up to the first that is not slow) are prepared with it, `-j`
+    /// at a time on this machine's cores, and marked `ready`: the round's later passes
+    /// usually meet the same best, and the count commands of clang_delta's 19
+    /// transformations otherwise run one by one while the test slots idle. Their time
+    /// side by side is counted once in [`crate::judge::Stats::transform_seconds`].
+    fn prepare_ahead(&mut self, after: &mut [Box<dyn passes::Pass>], i: usize, tree: &Tree, ready: &mut [bool]) {
+        let cx = Context { best: &self.j.best, tree, grammar: self.g };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let jobs = self.opts.jobs.min(cores);
+        let slow = |j: usize| after[j].prepares_slowly() && !self.disabled.contains(&j);
+        if jobs < 2 || !slow(i) {
+            after[i].prepare(cx);
+            return;
+        }
+        let end = (i..after.len()).find(|&j| !slow(j)).unwrap_or(after.len());
+        let spent = |passes: &[Box<dyn passes::Pass>]| passes.iter().map(|p| p.process_seconds()).sum::<f64>();
+        let before = spent(&after[i..end]);
+        let started = Instant::now();
+        passes::prepare_together(&mut after[i..end].iter_mut().collect::<Vec<_>>(), cx, jobs);
+        self.transform_overlap += (spent(&after[i..end]) - before - started.elapsed().as_secs_f64()).max(0.0);
+        ready[i..end].fill(true);
+    }
+}
+
+/// The next variants of a pass, as one window of the oracle.
+struct Batch {
+    /// Up to the window's size, the variants smaller than the best under [`Measure`].
+    texts: Vec<String>,
+    /// Each one's instance number, and token count.
+    ks: Vec<usize>,
+    tokens: Vec<usize>,
+    /// The instance after the last one asked for.
+    next: usize,
+    /// Whether the pass ran out (or failed).
+    exhausted: bool,
+    /// The pass's failure, if it failed.
+    error: Option<String>,
+}
+
+/// Instances `k`, `k + 1`, … of `pass` over `cx` until `want` variants smaller than the
+/// best (tokens, then bytes, then shortlex) or the pass runs out; a text variant that does
+/// not parse counts as the largest, never tested.
+fn variants(pass: &dyn passes::Pass, cx: Context<'_>, k: usize, want: usize, render: RenderOptions, frontend: &Frontend) -> Batch {
+    let best = Measure::of(cx.best, cx.tree.token_count());
+    let mut b = Batch { texts: Vec::new(), ks: Vec::new(), tokens: Vec::new(), next: k, exhausted: false, error: None };
+    while b.texts.len() < want {
+        let variant = match pass.instance(cx, b.next) {
+            Instance::Exhausted => {
+                b.exhausted = true;
+                break;
+            }
+            Instance::Error(why) => {
+                b.error = Some(why);
+                b.exhausted = true;
+                break;
+            }
+            Instance::Skip => None,
+            Instance::Variant(e) => Some((cx.tree.render(&e, render), cx.tree.count_tokens(&e))),
+            Instance::Text(text) => {
+                let n = frontend.parse_plain(&text).map_or(usize::MAX, |t| t.token_count());
+                Some((text, n))
+            }
+        };
+        if let Some((text, n)) = variant {
+            if Measure::of(&text, n) < best {
+                b.texts.push(text);
+                b.ks.push(b.next);
+                b.tokens.push(n);
+            }
+        }
+        b.next += 1;
+    }
+    b
 }
