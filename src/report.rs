@@ -106,7 +106,7 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     );
     eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
     eprintln!(
-        "  tests     {} run ({:.3} s the first), {} cache hits, {} presumed not interesting (a change that failed in an earlier round), {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled and {} finished past the answer, {} successors started on a probable success and {} of them used",
+        "  tests     {} run ({:.3} s the first), {} cache hits, {} presumed not interesting (a change that failed in an earlier round), {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled ({} of them for a successor) and {} finished past the answer, {} successors started on a probable success and {} of them used",
         s.tests,
         s.first_test_seconds,
         s.cache_hits,
@@ -116,6 +116,7 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
         s.accepted,
         s.rounds,
         wasted.cancelled,
+        wasted.preempted,
         wasted.finished,
         wasted.successors,
         wasted.successors_used
@@ -162,6 +163,9 @@ struct StatsReport<'a> {
     /// (speculation on its success), and those whose verdict was used.
     successor_runs: usize,
     successor_runs_used: usize,
+    /// Runs of later candidates cancelled to free a slot for a successor (in
+    /// `cancelled_speculative_runs` too).
+    preempted_runs: usize,
     /// Test runs on the original before the reduction (not in `tests`).
     sanity_runs: usize,
     invalid_share: f64,
@@ -196,6 +200,7 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, was
         finished_speculative_runs_past_answer: wasted.finished,
         successor_runs: wasted.successors,
         successor_runs_used: wasted.successors_used,
+        preempted_runs: wasted.preempted,
         sanity_runs,
         invalid_share: outcome.stats.invalid_share(),
         passes: s

@@ -246,6 +246,9 @@ pub struct Wasted {
     pub successors: usize,
     /// Successor runs whose verdict a later call used, as its test of that candidate.
     pub successors_used: usize,
+    /// Runs of later candidates cancelled to free a slot for a successor (in `cancelled`
+    /// too); their candidates run again if the search needs their verdicts.
+    pub preempted: usize,
 }
 
 impl std::ops::AddAssign for Wasted {
@@ -254,6 +257,7 @@ impl std::ops::AddAssign for Wasted {
         self.finished += o.finished;
         self.successors += o.successors;
         self.successors_used += o.successors_used;
+        self.preempted += o.preempted;
     }
 }
 
@@ -261,7 +265,9 @@ impl std::ops::AddAssign for Wasted {
 /// candidate's run has lasted long enough that it is probably interesting (tests that pass
 /// often take longer: a compiler crashing prints its stack), free slots start the
 /// candidates the search would judge next if it is (its successors, in order) instead of
-/// more candidates that are useful only if it is not. Those runs are carried into the next
+/// more candidates that are useful only if it is not; when no slot is free, the run of the
+/// latest later candidate yields its slot to the first successor (once per candidate; that
+/// candidate runs again if its verdict is still needed). Those runs are carried into the next
 /// calls; when a later call reaches a candidate with the same text, its run is adopted (or
 /// its finished verdict used) instead of a new one, so the verdicts, their order and the
 /// counts stay those of `-j 1`.
@@ -393,6 +399,10 @@ pub fn first_interesting(
     // The candidate whose success this call speculates on, and its successors not started.
     let mut parent: Option<usize> = None;
     let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    // Whether a later candidate's run yielded its slot to this parent's successors, and
+    // the screened candidates whose runs did (to run again, in order, before `next`).
+    let mut preempted = false;
+    let mut requeued = std::collections::BTreeSet::new();
     let patience = if jobs > 1 { spec.patience() } else { None };
     // A run's verdict, its duration remembered for the patience.
     let mut verdict_of = |f: Finished, spec: &mut Speculation| {
@@ -418,20 +428,34 @@ pub fn first_interesting(
             spec.drop_carried(exec, &mut wasted, |c| c.fresh);
         }
         let first_yes = verdicts.iter().position(|v| *v == Some(Some(Verdict::Interesting))).unwrap_or(usize::MAX);
-        let mut failed = None;
-        while running.len() + spec.in_flight() < jobs.max(1) {
-            // The first unknown candidate has run long: what follows its success goes first.
-            if let (Some(t), None) = (patience, parent) {
-                let long = running.iter().any(|r| r.1 == known && exec.elapsed(r.0).is_some_and(|e| e > t));
-                if long && !spec.carried.iter().any(|c| c.fresh) {
-                    // Asked once per call: with none, the failure path goes on as usual.
-                    pending = successors(known).into();
-                    parent = Some(known);
-                    if !pending.is_empty() {
-                        tracing::debug!(candidate = known, successors = pending.len(), "speculating on a success");
-                    }
+        // The first unknown candidate has run long: what follows its success goes first.
+        if let (Some(t), None) = (patience, parent) {
+            let long = running.iter().any(|r| r.1 == known && exec.elapsed(r.0).is_some_and(|e| e > t));
+            if long && !spec.carried.iter().any(|c| c.fresh) {
+                // Asked once per call: with none, the failure path goes on as usual.
+                pending = successors(known).into();
+                parent = Some(known);
+                preempted = false;
+                if !pending.is_empty() {
+                    tracing::debug!(candidate = known, successors = pending.len(), "speculating on a success");
                 }
             }
+        }
+        // With every slot taken, the latest later candidate yields its slot to the first
+        // successor, once: its run matters only if the long one fails, and it runs again then.
+        if parent.is_some() && !pending.is_empty() && !preempted && running.len() + spec.in_flight() >= jobs.max(1) {
+            if let Some(at) = (0..running.len()).filter(|&at| running[at].1 > known).max_by_key(|&at| running[at].1) {
+                let (id, idx) = running.swap_remove(at);
+                tracing::debug!(candidate = idx, "run yields its slot to a successor");
+                exec.cancel(id);
+                wasted.cancelled += 1;
+                wasted.preempted += 1;
+                requeued.insert(idx);
+                preempted = true;
+            }
+        }
+        let mut failed = None;
+        while running.len() + spec.in_flight() < jobs.max(1) {
             if let Some(text) = parent.and_then(|_| pending.pop_front()) {
                 match exec.submit(&text, capture) {
                     Ok(id) => {
@@ -444,6 +468,19 @@ pub fn first_interesting(
                         break;
                     }
                 }
+            }
+            // A candidate that yielded its slot, already screened, runs again first.
+            if let Some(i) = requeued.pop_first() {
+                if i < first_yes {
+                    match exec.submit(candidates[i], capture) {
+                        Ok(id) => running.push((id, i)),
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+                continue;
             }
             if next >= candidates.len() || next >= first_yes {
                 break;
@@ -530,7 +567,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     /// Runs in simulated time: a run of candidate `c` takes `delay(c)` ticks; `wait_any`
-    /// ends the run that finishes first, so runs end in an order unlike their start order.
+    /// ends the run that finishes first (or lets its slice pass), so runs end in an order
+    /// unlike their start order.
     struct Simulated {
         now: u64,
         runs: BTreeMap<RunId, (u64, String)>,
@@ -551,8 +589,14 @@ mod tests {
             self.most_in_flight = self.most_in_flight.max(self.runs.len());
             Ok(self.next)
         }
-        fn wait_any(&mut self, _slice: Duration) -> Result<Option<(RunId, Finished)>, OracleError> {
+        fn wait_any(&mut self, slice: Duration) -> Result<Option<(RunId, Finished)>, OracleError> {
             let Some((&id, &(at, _))) = self.runs.iter().min_by_key(|(id, (at, _))| (*at, **id)) else { return Ok(None) };
+            // The slice passes first if no run ends within it (ticks are milliseconds).
+            let until = self.now + (slice.as_millis() as u64).max(1);
+            if at > until {
+                self.now = until;
+                return Ok(None);
+            }
             let (_, text) = self.runs.remove(&id).unwrap();
             self.now = at;
             self.ended.push(id);
@@ -704,5 +748,27 @@ mod tests {
         assert!(t_spec < t_plain && t_plain < t1, "simulated time: {t_spec} with successors, {t_plain} without, {t1} at -j 1");
         let (five, _, _, _) = search(5, true);
         assert_eq!(five, sequential);
+    }
+
+    #[test]
+    fn a_later_run_yields_its_slot_to_a_successor_and_runs_again_when_the_long_one_fails() {
+        let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
+        let mut spec = Speculation::default();
+        // Rejected runs take 2 ticks, interesting ones 10: a run past 2 is probably a pass.
+        for _ in 0..MIN_HISTORY {
+            spec.record(Duration::from_millis(2), false);
+            spec.record(Duration::from_millis(10), true);
+        }
+        let interesting = |f: Finished| if f.stdout.contains("yes") { Verdict::Interesting } else { Verdict::NotInteresting };
+        // Candidate 0 runs long and fails; 1 passes; 0's successor would pass too.
+        let texts = ["c0 no d10", "c1 yes d6"];
+        let mut successors = |i: usize| if i == 0 { vec!["s0 yes d2".to_string()] } else { Vec::new() };
+        let (verdicts, wasted) = first_interesting(&mut sim, 2, &texts, false, &mut |_| Screened::Run, &mut successors, &mut spec, interesting);
+        assert_eq!(verdicts.unwrap(), [(0, Verdict::NotInteresting), (1, Verdict::Interesting)]);
+        // c1 yielded its slot to s0 once c0 outlasted the patience (c1's run cancelled);
+        // s0 ended unused, as c0 failed; c1 ran again: four runs.
+        assert_eq!((wasted.preempted, wasted.successors, wasted.cancelled, wasted.finished), (1, 1, 1, 1), "{wasted:?}");
+        assert_eq!(sim.next, 4);
+        assert_eq!(sim.in_flight(), 0, "nothing left running");
     }
 }
