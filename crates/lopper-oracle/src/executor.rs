@@ -265,8 +265,9 @@ impl std::ops::AddAssign for Wasted {
 /// candidate's run has lasted long enough that it is probably interesting (tests that pass
 /// often take longer: a compiler crashing prints its stack), free slots start the
 /// candidates the search would judge next if it is (its successors, in order) instead of
-/// more candidates that are useful only if it is not; when no slot is free, the run of the
-/// latest later candidate yields its slot to the first successor (once per candidate; that
+/// more candidates that are useful only if it is not; when no slot is free and the run has
+/// lasted so long that it passes at odds of 3 to 1 or more, the run of the latest later candidate yields its
+/// slot to the first successor (once per candidate; that
 /// candidate runs again if its verdict is still needed). Those runs are carried into the next
 /// calls; when a later call reaches a candidate with the same text, its run is adopted (or
 /// its finished verdict used) instead of a new one, so the verdicts, their order and the
@@ -278,6 +279,8 @@ pub struct Speculation {
     interesting: std::collections::VecDeque<Duration>,
     /// Successor runs started and not yet adopted.
     carried: Vec<Carried>,
+    /// Runs recorded so far: rejected, interesting.
+    seen: (usize, usize),
 }
 
 /// A successor's run carried between calls of [`first_interesting`].
@@ -299,6 +302,9 @@ const CARRY_CALLS: usize = 2;
 /// Durations kept per kind, and the fewest of each before speculating.
 const HISTORY: usize = 64;
 const MIN_HISTORY: usize = 3;
+/// The odds (interesting to rejected) a long run must have before a later run yields its
+/// slot to its successors.
+const CERTAIN: f64 = 3.0;
 
 impl Speculation {
     /// How long a run must have lasted before its success is speculated on: longer than
@@ -318,8 +324,29 @@ impl Speculation {
         (i.as_secs_f64() >= 1.5 * r.as_secs_f64()).then(|| quantile(&self.rejected, 0.9).min((r + i) / 2))
     }
 
+    /// How long a run must have lasted before a later candidate's run yields its slot to
+    /// its successors (a wrong guess there costs a run started again): the shortest recent
+    /// rejected duration past which a run is interesting at least [`CERTAIN`] to 1, by the
+    /// recent durations of each kind weighted by how often each verdict came; `None` when
+    /// [`Speculation::patience`] does not speculate or no such duration exists.
+    fn certainty(&self) -> Option<Duration> {
+        self.patience()?;
+        let longer = |q: &std::collections::VecDeque<Duration>, e: Duration| q.iter().filter(|&&d| d > e).count() as f64 / q.len() as f64;
+        let mut cuts: Vec<Duration> = self.rejected.iter().copied().collect();
+        cuts.sort();
+        cuts.into_iter().find(|&e| {
+            let yes = self.seen.1 as f64 * longer(&self.interesting, e);
+            yes > 0.0 && yes >= CERTAIN * self.seen.0 as f64 * longer(&self.rejected, e)
+        })
+    }
+
     /// Remembers how long a run with this verdict took.
     pub fn record(&mut self, elapsed: Duration, interesting: bool) {
+        if interesting {
+            self.seen.1 += 1;
+        } else {
+            self.seen.0 += 1;
+        }
         let q = if interesting { &mut self.interesting } else { &mut self.rejected };
         if q.len() == HISTORY {
             q.pop_front();
@@ -404,6 +431,7 @@ pub fn first_interesting(
     let mut preempted = false;
     let mut requeued = std::collections::BTreeSet::new();
     let patience = if jobs > 1 { spec.patience() } else { None };
+    let certainty = if jobs > 1 { spec.certainty() } else { None };
     // A run's verdict, its duration remembered for the patience.
     let mut verdict_of = |f: Finished, spec: &mut Speculation| {
         let elapsed = f.elapsed;
@@ -441,9 +469,11 @@ pub fn first_interesting(
                 }
             }
         }
-        // With every slot taken, the latest later candidate yields its slot to the first
-        // successor, once: its run matters only if the long one fails, and it runs again then.
-        if parent.is_some() && !pending.is_empty() && !preempted && running.len() + spec.in_flight() >= jobs.max(1) {
+        // With every slot taken and the first run so long that it probably passes, the
+        // latest later candidate yields its slot to the first successor, once: its run
+        // matters only if the long one fails, and it runs again then.
+        let sure = |exec: &dyn Executor| certainty.is_some_and(|t| running.iter().any(|r| r.1 == known && exec.elapsed(r.0).is_some_and(|e| e > t)));
+        if parent.is_some() && !pending.is_empty() && !preempted && running.len() + spec.in_flight() >= jobs.max(1) && sure(exec) {
             if let Some(at) = (0..running.len()).filter(|&at| running[at].1 > known).max_by_key(|&at| running[at].1) {
                 let (id, idx) = running.swap_remove(at);
                 tracing::debug!(candidate = idx, "run yields its slot to a successor");
@@ -518,8 +548,15 @@ pub fn first_interesting(
             continue;
         }
         // Wake when the first candidate's run reaches the patience, to speculate then.
-        let slice = match (patience, parent, running.iter().find(|r| r.1 == known)) {
-            (Some(t), None, Some(r)) => t.saturating_sub(exec.elapsed(r.0).unwrap_or_default()).clamp(Duration::from_millis(1), Duration::from_millis(50)),
+        // Or when it reaches the certainty, for a later run to yield its slot.
+        let yielding = !pending.is_empty() && !preempted && running.iter().any(|r| r.1 > known);
+        let wake = match parent {
+            None => patience,
+            Some(_) if yielding => certainty,
+            Some(_) => None,
+        };
+        let slice = match (wake, running.iter().find(|r| r.1 == known)) {
+            (Some(t), Some(r)) => t.saturating_sub(exec.elapsed(r.0).unwrap_or_default()).clamp(Duration::from_millis(1), Duration::from_millis(50)),
             _ => Duration::from_millis(50),
         };
         match exec.wait_any(slice) {
