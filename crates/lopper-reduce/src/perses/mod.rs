@@ -224,6 +224,10 @@ enum Empty {
     DeleteItems,
 }
 
+/// What a search judges first from a state of the round's tree (`done` of
+/// [`Reducer::ddmin_delete_then`]).
+type Continuation<'a> = dyn Fn(&Tree, &EditSet) -> Vec<EditSet> + 'a;
+
 /// One round's tree and state.
 struct Round {
     tree: Tree,
@@ -318,8 +322,9 @@ impl Reducer<'_> {
             self.j.stats.rounds += 1;
             let mut round = Round::new(tree);
             if self.unused {
-                for list in passes::unused::lists(&round.tree, &round.state) {
-                    self.remove_unused(&mut round, list)?;
+                let lists = passes::unused::lists(&round.tree, &round.state);
+                for (i, &list) in lists.iter().enumerate() {
+                    self.remove_unused(&mut round, list, &lists[i + 1..])?;
                 }
             }
             self.round(&mut round)?;
@@ -561,7 +566,21 @@ impl Reducer<'_> {
     /// [`Self::separated_list_head`]) it joins the items, and when it goes the first kept
     /// element loses its separator. `empty` says whether deleting every item is the first
     /// candidate, in ddmin's first window (Perses' empty list), and how it is written.
-    fn ddmin_delete(&mut self, r: &mut Round, mut items: Vec<NodeId>, head: Option<NodeId>, empty: Empty) -> Result<Vec<NodeId>, OracleError> {
+    fn ddmin_delete(&mut self, r: &mut Round, items: Vec<NodeId>, head: Option<NodeId>, empty: Empty) -> Result<Vec<NodeId>, OracleError> {
+        self.ddmin_delete_then(r, items, head, empty, None)
+    }
+
+    /// [`Self::ddmin_delete`], with `done(tree, state)`: what the caller judges next when
+    /// the ddmin ends having deleted every item, from that state (successors of the
+    /// candidate that deletes them all, once no ddmin candidate follows it).
+    fn ddmin_delete_then(
+        &mut self,
+        r: &mut Round,
+        mut items: Vec<NodeId>,
+        head: Option<NodeId>,
+        empty: Empty,
+        done: Option<&Continuation>,
+    ) -> Result<Vec<NodeId>, OracleError> {
         if let Some(h) = head {
             items.insert(0, h);
         }
@@ -597,8 +616,12 @@ impl Reducer<'_> {
                 // they are once that follow-up passed.
                 let then = |tree: &Tree, i: usize| {
                     let state = edits(tree, &keeps[i]);
+                    let next = next(i);
+                    if let (Some(done), true, true) = (done, next.is_empty(), keeps[i].is_empty()) {
+                        return done(tree, &state);
+                    }
                     let after = freed.after(tree, &state, &tree.live(&state));
-                    let next = next(i).into_iter().map(|k| {
+                    let next = next.into_iter().map(|k| {
                         let mut e = edits(tree, &k);
                         if let Some((_, dead)) = &after {
                             e.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));

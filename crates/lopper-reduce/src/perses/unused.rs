@@ -29,39 +29,41 @@ impl Reducer<'_> {
     /// pinned element, the first candidate deletes every element that only the unpinned
     /// others use ([`Names::dead`]: whole chains of declarations at once), and ddmin over
     /// the unreferenced elements runs only when that fails.
-    pub(super) fn remove_unused(&mut self, r: &mut Round, list: NodeId) -> Result<(), OracleError> {
+    ///
+    /// `later`: the lists the round searches after this one, in order, so that a candidate
+    /// that ends this list's search names the next list's first candidates as successors.
+    pub(super) fn remove_unused(&mut self, r: &mut Round, list: NodeId, later: &[NodeId]) -> Result<(), OracleError> {
         self.j.set_pass(passes::unused::UNUSED.0);
         // A list's first level needs two elements (one alone is Perses' to delete);
         // a level that deletions freed goes on from one.
         let mut least = 2;
-        while r.live[list.0 as usize] {
+        loop {
             let names = Names::new(&r.tree, &r.live, self.g);
-            let pinned = |e: NodeId| names.declared(e, &r.live).is_some_and(|n| self.pinned.contains(n));
-            let elements: Vec<NodeId> = r.tree.node(list).children.iter().copied().filter(|e| r.live[e.0 as usize]).collect();
-            let unreferenced: Vec<NodeId> = elements.iter().copied().filter(|&e| names.unreferenced(e, &r.live) && !pinned(e)).collect();
-            if unreferenced.len() < least {
-                break;
-            }
+            let Some(step) = Step::of(&names, &self.pinned, &r.tree, &r.live, list, least) else { break };
+            least = 1;
+            // What the search judges first from a state its candidate leads to: the
+            // successors of a candidate that ends a level, or this list's search.
+            let pinned = self.pinned.clone();
+            let g = self.g;
+            let next = move |tree: &Tree, state: &EditSet| {
+                let live = tree.live(state);
+                let names = Names::new(tree, &live, g);
+                let step = Step::of(&names, &pinned, tree, &live, list, 1);
+                let step = step.or_else(|| later.iter().find_map(|&l| Step::of(&names, &pinned, tree, &live, l, 2)));
+                step.map_or_else(Vec::new, |s| s.first(state))
+            };
             // Once what the test needs is pinned, all that only the rest uses goes in
             // one candidate first, a whole chain at once.
-            let dead = if elements.iter().any(|&e| pinned(e)) { names.dead(&elements, &pinned, &r.live) } else { Vec::new() };
-            least = 1;
-            // A deletion that frees little of the list is left to Perses' ddmin: a
-            // passing test costs as much whatever it removes.
-            let size = |v: &[NodeId]| v.iter().map(|&e| r.tree.node(e).tokens as usize).sum::<usize>();
-            let most = size(&unreferenced).max(size(&dead));
-            if most * MIN_SHARE < size(&elements) || most < MIN_TOKENS {
-                break;
-            }
-            if dead.len() > unreferenced.len() {
+            if step.dead.len() > step.unreferenced.len() {
                 let mut all = r.state.clone();
-                all.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
-                if self.try_batch(r, vec![all])?.is_some() {
+                all.0.extend(step.dead.iter().map(|&d| (d, Edit::Delete)));
+                let after = all.clone();
+                if self.try_batch_then(r, vec![all], &[], &|tree, _| next(tree, &after))?.is_some() {
                     continue;
                 }
             }
-            let offered = unreferenced.len();
-            let kept = self.ddmin_delete(r, unreferenced, None, Empty::DeleteItems)?;
+            let offered = step.unreferenced.len();
+            let kept = self.ddmin_delete_then(r, step.unreferenced, None, Empty::DeleteItems, Some(&next))?;
             let names = Names::new(&r.tree, &r.live, self.g);
             self.pinned.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
             if kept.len() == offered {
@@ -69,6 +71,52 @@ impl Reducer<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// One level of the search on a list: its unreferenced elements (none of them pinned),
+/// and what only unpinned elements use ([`Names::dead`], when an element is pinned).
+struct Step {
+    unreferenced: Vec<NodeId>,
+    dead: Vec<NodeId>,
+}
+
+impl Step {
+    /// The level of `list` under `live` (`names`: its live identifiers), `None` when the search stops there: the list is
+    /// gone, fewer than `least` elements are unreferenced, or what may go is under
+    /// 1/[`MIN_SHARE`] of the list's tokens or under [`MIN_TOKENS`].
+    fn of(names: &Names<'_>, pinned: &HashSet<String>, tree: &Tree, live: &[bool], list: NodeId, least: usize) -> Option<Step> {
+        if !live[list.0 as usize] {
+            return None;
+        }
+        let is_pinned = |e: NodeId| names.declared(e, live).is_some_and(|n| pinned.contains(n));
+        let elements: Vec<NodeId> = tree.node(list).children.iter().copied().filter(|e| live[e.0 as usize]).collect();
+        let unreferenced: Vec<NodeId> = elements.iter().copied().filter(|&e| names.unreferenced(e, live) && !is_pinned(e)).collect();
+        if unreferenced.len() < least {
+            return None;
+        }
+        let dead = if elements.iter().any(|&e| is_pinned(e)) { names.dead(&elements, &is_pinned, live) } else { Vec::new() };
+        // A deletion that frees little of the list is left to Perses' ddmin: a passing
+        // test costs as much whatever it removes.
+        let size = |v: &[NodeId]| v.iter().map(|&e| tree.node(e).tokens as usize).sum::<usize>();
+        let most = size(&unreferenced).max(size(&dead));
+        (most * MIN_SHARE >= size(&elements) && most >= MIN_TOKENS).then_some(Step { unreferenced, dead })
+    }
+
+    /// The candidates this level judges first from `state`: the dead ones together (when
+    /// more than the unreferenced), then every unreferenced one (ddmin's empty keep).
+    fn first(&self, state: &EditSet) -> Vec<EditSet> {
+        let with = |v: &[NodeId]| {
+            let mut e = state.clone();
+            e.0.extend(v.iter().map(|&d| (d, Edit::Delete)));
+            e
+        };
+        let mut out = Vec::new();
+        if self.dead.len() > self.unreferenced.len() {
+            out.push(with(&self.dead));
+        }
+        out.push(with(&self.unreferenced));
+        out
     }
 }
 
