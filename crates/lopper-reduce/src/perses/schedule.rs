@@ -14,7 +14,8 @@ impl Reducer<'_> {
     /// one `k + 1`; the pass ends at its first missing instance. Variants not smaller than
     /// the best under [`Measure`] are skipped untested. With `jobs > 1` the next instances
     /// are judged as one batch, each assuming the ones before fail, so the result is the
-    /// sequential one. A variant whose local change (the lines it touches, with one line of
+    /// sequential one; a built-in pass names each variant's successors (the same pass's
+    /// instances on that variant, from its number), for an oracle that speculates. A variant whose local change (the lines it touches, with one line of
     /// context) was not interesting in an earlier round is presumed not interesting and not
     /// tested again: after Perses has shrunk the program elsewhere, the same edit in the
     /// same neighbourhood nearly always fails again. Returns whether any pass changed the best.
@@ -109,8 +110,9 @@ impl Reducer<'_> {
 struct Batch {
     /// Up to the window's size, the variants smaller than the best under [`Measure`].
     texts: Vec<String>,
-    /// Each one's instance number, and token count.
+    /// Each one's instance number.
     ks: Vec<usize>,
+    /// Each one's token count.
     tokens: Vec<usize>,
     /// The instance after the last one asked for.
     next: usize,

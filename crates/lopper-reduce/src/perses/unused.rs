@@ -82,9 +82,10 @@ struct Step {
 }
 
 impl Step {
-    /// The level of `list` under `live` (`names`: its live identifiers), `None` when the search stops there: the list is
-    /// gone, fewer than `least` elements are unreferenced, or what may go is under
-    /// 1/[`MIN_SHARE`] of the list's tokens or under [`MIN_TOKENS`].
+    /// The level of `list` under `live` (`names`: its live identifiers); `None` when the
+    /// search stops there: the list is gone, fewer than `least` elements are
+    /// unreferenced, or what may go is under 1/[`MIN_SHARE`] of the list's tokens or
+    /// under [`MIN_TOKENS`].
     fn of(names: &Names<'_>, pinned: &HashSet<String>, tree: &Tree, live: &[bool], list: NodeId, least: usize) -> Option<Step> {
         if !live[list.0 as usize] {
             return None;
