@@ -266,11 +266,11 @@ impl std::ops::AddAssign for Wasted {
 /// often take longer: a compiler crashing prints its stack), free slots start the
 /// candidates the search would judge next if it is (its successors, in order) instead of
 /// more candidates that are useful only if it is not; when no slot is free and the run has
-/// lasted so long that it passes at odds of 3 to 1 or more, the run of the latest later candidate yields its
-/// slot to the first successor (once per candidate; that
-/// candidate runs again if its verdict is still needed). Those runs are carried into the next
-/// calls; when a later call reaches a candidate with the same text, its run is adopted (or
-/// its finished verdict used) instead of a new one, so the verdicts, their order and the
+/// lasted so long that it passes at odds of 3 to 1 or more, the run of the latest later
+/// candidate yields its slot to the first successor (once per candidate; that candidate
+/// runs again if its verdict is still needed). Those runs are carried into the next calls;
+/// when a later call reaches a candidate with the same text, its run is adopted (or its
+/// finished verdict used) instead of a new one, so the verdicts, their order and the
 /// counts stay those of `-j 1`.
 #[derive(Debug, Default)]
 pub struct Speculation {
@@ -456,24 +456,23 @@ pub fn first_interesting(
             spec.drop_carried(exec, &mut wasted, |c| c.fresh);
         }
         let first_yes = verdicts.iter().position(|v| *v == Some(Some(Verdict::Interesting))).unwrap_or(usize::MAX);
+        // How long the first unknown candidate's run has lasted, if it is running.
+        let known_for = |exec: &dyn Executor, running: &[(RunId, usize)]| running.iter().find(|r| r.1 == known).map(|r| exec.elapsed(r.0).unwrap_or_default());
+        let outlasted = |t: Option<Duration>, exec: &dyn Executor, running: &[(RunId, usize)]| t.zip(known_for(exec, running)).is_some_and(|(t, e)| e > t);
         // The first unknown candidate has run long: what follows its success goes first.
-        if let (Some(t), None) = (patience, parent) {
-            let long = running.iter().any(|r| r.1 == known && exec.elapsed(r.0).is_some_and(|e| e > t));
-            if long && !spec.carried.iter().any(|c| c.fresh) {
-                // Asked once per call: with none, the failure path goes on as usual.
-                pending = successors(known).into();
-                parent = Some(known);
-                preempted = false;
-                if !pending.is_empty() {
-                    tracing::debug!(candidate = known, successors = pending.len(), "speculating on a success");
-                }
+        if parent.is_none() && outlasted(patience, exec, &running) && !spec.carried.iter().any(|c| c.fresh) {
+            // Asked once per call: with none, the failure path goes on as usual.
+            pending = successors(known).into();
+            parent = Some(known);
+            preempted = false;
+            if !pending.is_empty() {
+                tracing::debug!(candidate = known, successors = pending.len(), "speculating on a success");
             }
         }
         // With every slot taken and the first run so long that it probably passes, the
         // latest later candidate yields its slot to the first successor, once: its run
         // matters only if the long one fails, and it runs again then.
-        let sure = |exec: &dyn Executor| certainty.is_some_and(|t| running.iter().any(|r| r.1 == known && exec.elapsed(r.0).is_some_and(|e| e > t)));
-        if parent.is_some() && !pending.is_empty() && !preempted && running.len() + spec.in_flight() >= jobs.max(1) && sure(exec) {
+        if parent.is_some() && !pending.is_empty() && !preempted && running.len() + spec.in_flight() >= jobs.max(1) && outlasted(certainty, exec, &running) {
             if let Some(at) = (0..running.len()).filter(|&at| running[at].1 > known).max_by_key(|&at| running[at].1) {
                 let (id, idx) = running.swap_remove(at);
                 tracing::debug!(candidate = idx, "run yields its slot to a successor");
@@ -555,8 +554,8 @@ pub fn first_interesting(
             Some(_) if yielding => certainty,
             Some(_) => None,
         };
-        let slice = match (wake, running.iter().find(|r| r.1 == known)) {
-            (Some(t), Some(r)) => t.saturating_sub(exec.elapsed(r.0).unwrap_or_default()).clamp(Duration::from_millis(1), Duration::from_millis(50)),
+        let slice = match (wake, known_for(exec, &running)) {
+            (Some(t), Some(e)) => t.saturating_sub(e).clamp(Duration::from_millis(1), Duration::from_millis(50)),
             _ => Duration::from_millis(50),
         };
         match exec.wait_any(slice) {

@@ -620,7 +620,7 @@ impl Reducer<'_> {
                     if let (Some(done), true, true) = (done, next.is_empty(), keeps[i].is_empty()) {
                         return done(tree, &state);
                     }
-                    let after = freed.after(tree, &state, &tree.live(&state));
+                    let after = if follow { freed.after(tree, &state, &tree.live(&state)) } else { None };
                     let next = next.into_iter().map(|k| {
                         let mut e = edits(tree, &k);
                         if let Some((_, dead)) = &after {

@@ -51,19 +51,16 @@ impl Reducer<'_> {
                 let Batch { texts, ks, tokens, next, exhausted, .. } = batch;
                 // If variant `w` is accepted, the same pass numbers its instances from
                 // `ks[w]` over it: those are its successors.
-                let (speculates, frontend, g, render, jobs) = (pass.fresh().is_some(), self.frontend, self.g, self.render, self.opts.jobs.max(1));
+                // One fresh pass serves every candidate: `prepare` renumbers it from scratch.
+                let (mut fresh, frontend, g, render, jobs) = (pass.fresh(), self.frontend, self.g, self.render, self.opts.jobs.max(1));
                 let mut successors = |w: usize| -> Vec<String> {
-                    let (Some(mut p), Ok(parsed)) = (pass.fresh(), frontend.parse(&texts[w])) else { return Vec::new() };
+                    let (Some(p), Ok(parsed)) = (fresh.as_mut(), frontend.parse(&texts[w])) else { return Vec::new() };
                     let cx = Context { best: &texts[w], tree: &parsed.tree, grammar: g };
                     p.prepare(cx);
                     variants(p.as_ref(), cx, ks[w], jobs, render, frontend).texts
                 };
                 let memo = Memo::Presume(LocalKey { pass: pass.name(), modulo_words: pass.keeps_words() });
-                let winner = if speculates {
-                    self.j.first_interesting_then(&texts, &[], memo, |w| tokens[w], &mut successors)?
-                } else {
-                    self.j.first_interesting_as(&texts, &[], memo, |w| tokens[w])?
-                };
+                let winner = self.j.first_interesting_then(&texts, &[], memo, |w| tokens[w], &mut successors)?;
                 match winner {
                     Some(w) => {
                         changed = true;
