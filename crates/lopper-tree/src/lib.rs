@@ -133,6 +133,71 @@ impl<'e> EditIndex<'e> {
     }
 }
 
+/// One bit per node id (empty: no node set).
+struct NodeBits(Vec<u64>);
+
+impl NodeBits {
+    fn contains(&self, id: NodeId) -> bool {
+        self.0.get(id.0 as usize / 64).is_some_and(|w| w & (1 << (id.0 % 64)) != 0)
+    }
+}
+
+/// [`Tree::render`]'s output so far: the text, the last token written (its index in the
+/// source order) and whether that token's text was edited.
+struct Rendering<'t> {
+    tree: &'t Tree,
+    opts: RenderOptions,
+    /// The source's line break ([`Tree::line_break`]).
+    nl: &'static str,
+    out: String,
+    last: Option<u32>,
+    last_edited: bool,
+}
+
+impl Rendering<'_> {
+    /// Writes token `id` as `text`: its leading whitespace from the source, a line break
+    /// or a space where deleted code in between requires one, then the text.
+    fn token(&mut self, id: NodeId, text: &str, edited: bool) {
+        let t = self.tree;
+        let out = &mut self.out;
+        let r = t.node(id).text.as_ref().expect("a token node has text");
+        let i = t.token_index[id.0 as usize];
+        let gap_start = if i == 0 { 0 } else { t.node(t.token_order[i as usize - 1]).text.as_ref().unwrap().end };
+        let adjacent = match self.last {
+            None => i == 0,
+            Some(l) => l + 1 == i,
+        };
+        if adjacent || self.last.is_some() {
+            let before = out.len();
+            t.push_trivia(out, gap_start..r.start, self.opts);
+            if let (false, Some(l)) = (adjacent, self.last) {
+                // Keep a line break that followed the previous token: it may end a
+                // preprocessor line or a line comment's line.
+                let l_end = t.node(t.token_order[l as usize]).text.as_ref().unwrap().end as usize;
+                let next = t.token_order.get(l as usize + 1).map_or(t.source.len(), |n| t.node(*n).text.as_ref().unwrap().start as usize);
+                if t.source[l_end..next].contains('\n') && !out[before..].contains('\n') {
+                    out.truncate(before);
+                    out.push_str(self.nl);
+                } else if let Some(at) = out[before..].rfind('\n') {
+                    // Blank lines left by deleted code go; the token's indentation stays
+                    // (and a CRLF's `\r` with its `\n`).
+                    let at = if out[..before + at].ends_with('\r') { at - 1 } else { at };
+                    out.replace_range(before..before + at, "");
+                }
+            }
+            // New text next to a token it touched in the original merges with it only
+            // where two word characters meet.
+            let glue = if adjacent { (edited || self.last_edited) && word_meets_word(out, text) } else { may_glue(out, text) };
+            if glue && out.len() == before {
+                out.push(' ');
+            }
+        }
+        out.push_str(text);
+        self.last = Some(i);
+        self.last_edited = edited;
+    }
+}
+
 /// How to render.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RenderOptions {
@@ -341,10 +406,17 @@ impl Tree {
 
     /// Token count of the program under `edits`.
     pub fn count_tokens(&self, edits: &EditSet) -> usize {
+        let touched = self.touched(edits);
         let mut n = 0;
         self.walk(edits, |id| {
-            n += (self.node(id).kind == NodeKind::Token) as usize;
-            true
+            // A subtree with no edit inside keeps all its tokens.
+            if touched.contains(id) {
+                n += (self.node(id).kind == NodeKind::Token) as usize;
+                true
+            } else {
+                n += self.node(id).tokens as usize;
+                false
+            }
         });
         n
     }
@@ -360,54 +432,36 @@ impl Tree {
     }
 
     /// Renders the program under `edits` (see the crate docs for the whitespace rules).
+    /// A subtree with no edit inside is copied from the source as one span (its tokens
+    /// keep their gaps), so the cost grows with the edits, not with the tree.
     pub fn render(&self, edits: &EditSet, opts: RenderOptions) -> String {
-        let mut out = String::with_capacity(self.source.len());
-        let nl = self.line_break();
-        let mut last: Option<u32> = None;
-        let mut last_edited = false;
         let index = EditIndex::new(edits, self.nodes.len());
+        let touched = self.touched(edits);
+        let mut r = Rendering { tree: self, opts, nl: self.line_break(), out: String::with_capacity(self.source.len()), last: None, last_edited: false };
         self.walk_indexed(&index, |id| {
-            let Some(r) = &self.node(id).text else { return true };
-            let (text, edited) = match index.get(id) {
-                Some(Edit::Text(t)) => (t.as_str(), true),
-                _ => (&self.source[r.start as usize..r.end as usize], false),
-            };
-            let i = self.token_index[id.0 as usize];
-            let gap_start = if i == 0 { 0 } else { self.node(self.token_order[i as usize - 1]).text.as_ref().unwrap().end };
-            let adjacent = match last {
-                None => i == 0,
-                Some(l) => l + 1 == i,
-            };
-            if adjacent || last.is_some() {
-                let before = out.len();
-                self.push_trivia(&mut out, gap_start..r.start, opts);
-                if let (false, Some(l)) = (adjacent, last) {
-                    // Keep a line break that followed the previous token: it may end a
-                    // preprocessor line or a line comment's line.
-                    let l_end = self.node(self.token_order[l as usize]).text.as_ref().unwrap().end as usize;
-                    let next = self.token_order.get(l as usize + 1).map_or(self.source.len(), |t| self.node(*t).text.as_ref().unwrap().start as usize);
-                    if self.source[l_end..next].contains('\n') && !out[before..].contains('\n') {
-                        out.truncate(before);
-                        out.push_str(nl);
-                    } else if let Some(at) = out[before..].rfind('\n') {
-                        // Blank lines left by deleted code go; the token's indentation stays
-                        // (and a CRLF's `\r` with its `\n`).
-                        let at = if out[..before + at].ends_with('\r') { at - 1 } else { at };
-                        out.replace_range(before..before + at, "");
-                    }
+            let node = self.node(id);
+            if node.text.is_some() {
+                match index.get(id) {
+                    Some(Edit::Text(t)) => r.token(id, t, true),
+                    _ => r.token(id, self.token_text(id), false),
                 }
-                // New text next to a token it touched in the original merges with it only
-                // where two word characters meet.
-                let glue = if adjacent { (edited || last_edited) && word_meets_word(&out, text) } else { may_glue(&out, text) };
-                if glue && out.len() == before {
-                    out.push(' ');
-                }
+                return false;
             }
-            out.push_str(text);
-            last = Some(i);
-            last_edited = edited;
+            if node.tokens < 2 || touched.contains(id) {
+                return true;
+            }
+            // Unedited: every later token of the subtree is adjacent to the one before it
+            // and nothing glues, so the source from the first token's end to the last
+            // token's end is what the token-by-token rendering would give.
+            let tokens = self.subtree_token_ids(id);
+            let (first, last) = (tokens[0], tokens[tokens.len() - 1]);
+            r.token(first, self.token_text(first), false);
+            let (from, to) = (self.node(first).text.as_ref().unwrap().end, self.node(last).text.as_ref().unwrap().end);
+            self.push_trivia(&mut r.out, from..to, opts);
+            r.last = Some(self.token_index[last.0 as usize]);
             false
         });
+        let Rendering { mut out, last, nl, .. } = r;
         match last {
             Some(l) if l as usize + 1 == self.token_order.len() => {
                 let end = self.node(self.token_order[l as usize]).text.as_ref().unwrap().end;
@@ -417,6 +471,20 @@ impl Tree {
             None => {}
         }
         out
+    }
+
+    /// The nodes whose subtree holds an edit (themselves included): each edited node and
+    /// its ancestors in the original tree.
+    fn touched(&self, edits: &EditSet) -> NodeBits {
+        let mut bits = NodeBits(vec![0; if edits.is_empty() { 0 } else { self.nodes.len().div_ceil(64) }]);
+        for &id in edits.0.keys() {
+            let mut n = Some(id);
+            while let Some(m) = n.filter(|m| (m.0 as usize) < self.nodes.len() && !bits.contains(*m)) {
+                bits.0[m.0 as usize / 64] |= 1 << (m.0 % 64);
+                n = self.node(m).parent;
+            }
+        }
+        bits
     }
 
     fn push_trivia(&self, out: &mut String, gap: Range<u32>, opts: RenderOptions) {
