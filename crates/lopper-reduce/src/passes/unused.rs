@@ -17,7 +17,8 @@
 
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
-use std::collections::HashMap;
+// foldhash: a map of every live identifier is built for each state the search looks at.
+use foldhash::{HashMap, HashMapExt};
 use std::ops::Range;
 
 /// The search's name in `--passes`, and its source.
