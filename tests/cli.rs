@@ -101,6 +101,23 @@ fn a_hanging_test_is_killed_with_its_process_group() {
 }
 
 #[test]
+fn a_timed_out_test_takes_the_process_groups_its_commands_made_with_it() {
+    // GNU `timeout` runs the command it times in a process group of its own, as test
+    // scripts do with their compiler; that command must not run on after the test is
+    // killed (it would hold a core that the next test needs).
+    let case = Case::new("a.c", SRC, "timeout 60 sh -c 'sleep 28; echo late > \"$0\"' \"$(dirname \"$0\")/command-ran\"");
+    let out = case.lopper(&["--timeout", "1"]);
+    assert_exit(&out, 7);
+    let ps = Command::new("pgrep").args(["-f", "sleep 28"]).output().unwrap();
+    let survivors: Vec<String> = String::from_utf8_lossy(&ps.stdout)
+        .lines()
+        .filter(|pid| fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|p| p.display().to_string().contains("lopper-")))
+        .map(|pid| format!("{pid} {:?}", fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default()))
+        .collect();
+    assert!(survivors.is_empty(), "the timed command survived its test: {survivors:?}");
+}
+
+#[test]
 fn parse_and_grammar_show_print_the_pnf() {
     let case = Case::new("a.c", "int f(int a, int b) { return a + b; }\n", "exit 0");
     let out = Command::new(env!("CARGO_BIN_EXE_lopper")).arg("parse").arg(&case.program).output().unwrap();

@@ -5,7 +5,8 @@
 //! Each run gets a fresh working directory under one temporary root, holding the candidate
 //! under the input's own file name (the C-Reduce / Perses convention); the test gets the
 //! candidate's path as `$1`, runs in its own process group, and the whole group is killed
-//! on timeout, on interrupt, and after the test exits (so no grandchild outlives it).
+//! on timeout, on interrupt, and after the test exits (so no grandchild outlives it); a run
+//! ended early also takes the groups its descendants made (`timeout`'s).
 
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -329,43 +330,92 @@ pub(crate) fn wait_for_exit(children: &[&std::process::Child], timeout: Duration
 /// itself (its own traps) when it is cancelled, timed out, or left processes behind.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
 
-/// Ends `child`'s whole process group (itself, if still running, and any grandchild it left
-/// behind): SIGTERM, up to [`KILL_GRACE`] for the group to go, then SIGKILL (ESRCH is fine),
-/// and reaps the child.
+/// Ends `child`'s run: its process group (itself, if still running, and any grandchild it
+/// left behind) and, while it still runs, the process groups its descendants made for
+/// themselves (GNU `timeout` puts itself and the command it times in a group of its own,
+/// so a compiler under `timeout` would compile on after its test was cancelled): SIGTERM,
+/// up to [`KILL_GRACE`] for the groups to go, then SIGKILL (ESRCH is fine), and reaps the
+/// child. A test that has already ended left nothing to find its descendants by; its
+/// own group is all there is to end.
 fn kill_group(child: &mut std::process::Child) {
-    let group = Pid::from_raw(child.id() as i32);
-    if killpg(group, Signal::SIGTERM).is_ok() {
+    let own = Pid::from_raw(child.id() as i32);
+    let groups = if matches!(child.try_wait(), Ok(None)) { run_groups(own) } else { vec![own] };
+    let mut signalled = false;
+    for &g in &groups {
+        signalled |= killpg(g, Signal::SIGTERM).is_ok();
+    }
+    if signalled {
         let until = Instant::now() + KILL_GRACE;
         loop {
             // Reap the child once it ends, so that its zombie does not count as alive.
             let _ = child.try_wait();
-            if !group_alive(group) || Instant::now() >= until {
+            if !any_alive(&groups) || Instant::now() >= until {
                 break;
             }
             std::thread::sleep(Duration::from_millis(5));
         }
     }
-    let _ = killpg(group, Signal::SIGKILL);
+    for &g in &groups {
+        let _ = killpg(g, Signal::SIGKILL);
+    }
     let _ = child.wait();
 }
 
-/// Whether process group `group` has a member that is not a zombie. A zombie is dead
-/// already and waits only for its parent, or for init, to reap it; where init reaps slowly
-/// (a container's), `srun`'s exited helper lingers as one after every run, and waiting for
-/// it would cost [`KILL_GRACE`] per test. Where `/proc` cannot be read, any member counts.
-fn group_alive(group: Pid) -> bool {
-    if killpg(group, None).is_err() {
+/// A process's state, parent and process group, from `/proc/PID/stat`.
+fn proc_stat(pid_dir: &Path) -> Option<(char, i32, i32)> {
+    let stat = fs::read_to_string(pid_dir.join("stat")).ok()?;
+    // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    Some((state, fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
+}
+
+/// The processes in `/proc`: each one's directory.
+fn procs() -> impl Iterator<Item = PathBuf> {
+    fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())))
+        .map(|e| e.path())
+}
+
+/// Process group `own` and the groups of the descendants of process `own` (its leader),
+/// from one pass over `/proc`; never lopper's own group. Just `own` where `/proc` cannot
+/// be read.
+fn run_groups(own: Pid) -> Vec<Pid> {
+    let table: Vec<(i32, i32, i32)> =
+        procs().filter_map(|d| Some((d.file_name()?.to_str()?.parse().ok()?, proc_stat(&d)?))).map(|(pid, (_, ppid, pgrp))| (pid, ppid, pgrp)).collect();
+    let mine = nix::unistd::getpgrp().as_raw();
+    let mut groups = vec![own.as_raw()];
+    let mut frontier = vec![own.as_raw()];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid, pgrp) in &table {
+            if ppid == parent && pid != parent {
+                frontier.push(pid);
+                if pgrp != mine && !groups.contains(&pgrp) {
+                    groups.push(pgrp);
+                }
+            }
+        }
+    }
+    groups.into_iter().map(Pid::from_raw).collect()
+}
+
+/// Whether any of process groups `groups` has a member that is not a zombie. A zombie is
+/// dead already and waits only for its parent, or for init, to reap it; where init reaps
+/// slowly (a container's), `srun`'s exited helper lingers as one after every run, and
+/// waiting for it would cost [`KILL_GRACE`] per test. Where `/proc` cannot be read, any
+/// member counts.
+fn any_alive(groups: &[Pid]) -> bool {
+    let left: Vec<i32> = groups.iter().filter(|&&g| killpg(g, None).is_ok()).map(|g| g.as_raw()).collect();
+    if left.is_empty() {
         return false;
     }
-    let Ok(procs) = fs::read_dir("/proc") else { return true };
-    let pgrp = group.to_string();
-    procs.flatten().filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))).any(|e| {
-        let Ok(stat) = fs::read_to_string(e.path().join("stat")) else { return false };
-        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
-        let mut fields = stat.rsplit_once(')').map_or("", |r| r.1).split_whitespace();
-        let (state, _ppid, member_of) = (fields.next(), fields.next(), fields.next());
-        member_of == Some(pgrp.as_str()) && state != Some("Z")
-    })
+    if fs::read_dir("/proc").is_err() {
+        return true;
+    }
+    procs().filter_map(|d| proc_stat(&d)).any(|(state, _, pgrp)| left.contains(&pgrp) && state != 'Z')
 }
 
 /// What went wrong with a command that did not succeed, for the user: `who` and how it
