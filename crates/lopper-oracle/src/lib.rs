@@ -339,7 +339,7 @@ pub const KILL_GRACE: Duration = Duration::from_millis(500);
 /// own group is all there is to end.
 fn kill_group(child: &mut std::process::Child) {
     let own = Pid::from_raw(child.id() as i32);
-    let groups = if matches!(child.try_wait(), Ok(None)) { run_groups(own) } else { vec![own] };
+    let (groups, members) = if matches!(child.try_wait(), Ok(None)) { run_groups(own) } else { (vec![own], Vec::new()) };
     let mut signalled = false;
     for &g in &groups {
         signalled |= killpg(g, Signal::SIGTERM).is_ok();
@@ -349,7 +349,7 @@ fn kill_group(child: &mut std::process::Child) {
         loop {
             // Reap the child once it ends, so that its zombie does not count as alive.
             let _ = child.try_wait();
-            if !any_alive(&groups) || Instant::now() >= until {
+            if !any_alive(&groups, &members) || Instant::now() >= until {
                 break;
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -381,9 +381,9 @@ fn procs() -> impl Iterator<Item = PathBuf> {
 }
 
 /// Process group `own` and the groups of the descendants of process `own` (its leader),
-/// from one pass over `/proc`; never lopper's own group. Just `own` where `/proc` cannot
-/// be read.
-fn run_groups(own: Pid) -> Vec<Pid> {
+/// from one pass over `/proc`, never lopper's own group; and the processes then in those
+/// groups. Just `own` where `/proc` cannot be read.
+fn run_groups(own: Pid) -> (Vec<Pid>, Vec<i32>) {
     let table: Vec<(i32, i32, i32)> =
         procs().filter_map(|d| Some((d.file_name()?.to_str()?.parse().ok()?, proc_stat(&d)?))).map(|(pid, (_, ppid, pgrp))| (pid, ppid, pgrp)).collect();
     let mine = nix::unistd::getpgrp().as_raw();
@@ -399,15 +399,17 @@ fn run_groups(own: Pid) -> Vec<Pid> {
             }
         }
     }
-    groups.into_iter().map(Pid::from_raw).collect()
+    let members = table.iter().filter(|p| groups.contains(&p.2)).map(|p| p.0).collect();
+    (groups.into_iter().map(Pid::from_raw).collect(), members)
 }
 
 /// Whether any of process groups `groups` has a member that is not a zombie. A zombie is
 /// dead already and waits only for its parent, or for init, to reap it; where init reaps
 /// slowly (a container's), `srun`'s exited helper lingers as one after every run, and
 /// waiting for it would cost [`KILL_GRACE`] per test. Where `/proc` cannot be read, any
-/// member counts.
-fn any_alive(groups: &[Pid]) -> bool {
+/// member counts. `members`: processes known to have been in the groups, asked first (a
+/// few reads, where the whole of `/proc` is many).
+fn any_alive(groups: &[Pid], members: &[i32]) -> bool {
     let left: Vec<i32> = groups.iter().filter(|&&g| killpg(g, None).is_ok()).map(|g| g.as_raw()).collect();
     if left.is_empty() {
         return false;
@@ -415,7 +417,11 @@ fn any_alive(groups: &[Pid]) -> bool {
     if fs::read_dir("/proc").is_err() {
         return true;
     }
-    procs().filter_map(|d| proc_stat(&d)).any(|(state, _, pgrp)| left.contains(&pgrp) && state != 'Z')
+    let alive = |(state, _, pgrp): (char, i32, i32)| left.contains(&pgrp) && state != 'Z';
+    if members.iter().any(|pid| proc_stat(&Path::new("/proc").join(pid.to_string())).is_some_and(alive)) {
+        return true;
+    }
+    procs().filter_map(|d| proc_stat(&d)).any(alive)
 }
 
 /// What went wrong with a command that did not succeed, for the user: `who` and how it
