@@ -218,6 +218,30 @@ pub struct Tree {
     token_index: Vec<u32>,
     /// Comment byte ranges, sorted.
     comments: Vec<Range<u32>>,
+    /// Whether the ids number the arena in post-order from the root (children before
+    /// parents, left to right, no other node): then a subtree's nodes are the ids from its
+    /// leftmost descendant's to its own ([`Tree::subtree_ids`]).
+    postorder: bool,
+}
+
+/// Whether `nodes` holds exactly the tree under `root`, numbered in post-order.
+fn postorder(nodes: &[Node], root: NodeId) -> bool {
+    let mut next = 0u32;
+    // (node, children visited)
+    let mut stack = vec![(root, 0usize)];
+    while let Some((n, i)) = stack.pop() {
+        let children = &nodes[n.0 as usize].children;
+        if i < children.len() {
+            stack.push((n, i + 1));
+            stack.push((children[i], 0));
+        } else {
+            if n.0 != next {
+                return false;
+            }
+            next += 1;
+        }
+    }
+    next as usize == nodes.len()
 }
 
 /// Builds a [`Tree`] bottom-up: add tokens and nodes, children before parents.
@@ -288,7 +312,8 @@ impl TreeBuilder {
         }
         let mut comments = self.comments;
         comments.sort_by_key(|r| r.start);
-        Tree { source: self.source, nodes: self.nodes, root, token_order, token_index, comments }
+        let postorder = postorder(&self.nodes, root);
+        Tree { source: self.source, nodes: self.nodes, root, token_order, token_index, comments, postorder }
     }
 }
 
@@ -422,13 +447,34 @@ impl Tree {
     }
 
     /// Marks the nodes that are part of the program under `edits` (one flag per node).
+    /// A subtree with no edit inside is marked as one range of ids where the arena is in
+    /// post-order.
     pub fn live(&self, edits: &EditSet) -> Vec<bool> {
         let mut live = vec![false; self.nodes.len()];
-        self.walk(edits, |id| {
-            live[id.0 as usize] = true;
-            true
+        let touched = if self.postorder { self.touched(edits) } else { NodeBits(Vec::new()) };
+        self.walk(edits, |id| match self.subtree_ids(id).filter(|_| !touched.contains(id)) {
+            Some(ids) => {
+                live[ids].fill(true);
+                false
+            }
+            None => {
+                live[id.0 as usize] = true;
+                true
+            }
         });
         live
+    }
+
+    /// The ids of `id`'s subtree, `id` last, where the arena is in post-order; else `None`.
+    fn subtree_ids(&self, id: NodeId) -> Option<std::ops::RangeInclusive<usize>> {
+        if !self.postorder {
+            return None;
+        }
+        let mut first = id;
+        while let Some(&c) = self.node(first).children.first() {
+            first = c;
+        }
+        Some(first.0 as usize..=id.0 as usize)
     }
 
     /// Renders the program under `edits` (see the crate docs for the whitespace rules).

@@ -195,8 +195,10 @@ fn render_token_by_token(t: &Tree, edits: &EditSet, opts: RenderOptions) -> Stri
 }
 
 /// A random tree over random tokens, gaps and comments, and a random edit set over it,
-/// from `seed` (xorshift, so a failing seed reproduces).
-fn random_case(seed: u64) -> (Tree, EditSet) {
+/// from `seed` (xorshift, so a failing seed reproduces). With `nested`, the tree is built
+/// depth first, as the parser builds it (the arena in post-order); else level by level,
+/// all tokens first.
+fn random_case(seed: u64, nested: bool) -> (Tree, EditSet) {
     let mut state = seed | 1;
     let mut next = move |n: usize| {
         state ^= state << 13;
@@ -226,20 +228,44 @@ fn random_case(seed: u64) -> (Tree, EditSet) {
     for c in comments {
         b.comment(c);
     }
-    // Group runs of adjacent nodes into parents until one root is left.
-    let mut level: Vec<NodeId> = spans.into_iter().map(|s| b.token(None, None, s)).collect();
     let kinds = [NodeKind::Regular, NodeKind::Star, NodeKind::Optional, NodeKind::Plus];
-    while level.len() > 1 {
-        let mut up = Vec::new();
-        let mut i = 0;
-        while i < level.len() {
-            let take = (1 + next(3)).min(level.len() - i);
-            up.push(b.node(kinds[next(kinds.len())], None, None, level[i..i + take].to_vec()));
-            i += take;
+    let root = if nested {
+        // Each node over a run of tokens: split into 1-3 parts, each a token or a node.
+        fn build(b: &mut TreeBuilder, spans: &[Range<usize>], next: &mut dyn FnMut(usize) -> usize) -> NodeId {
+            if spans.len() == 1 && next(2) == 0 {
+                return b.token(None, None, spans[0].clone());
+            }
+            let parts = (1 + next(3)).min(spans.len());
+            let mut children = Vec::new();
+            let mut at = 0;
+            for p in 0..parts {
+                let end = if p + 1 == parts { spans.len() } else { at + 1 + next(spans.len() - at - (parts - p - 1)) };
+                children.push(if end - at == 1 && next(2) == 0 { b.token(None, None, spans[at].clone()) } else { build(b, &spans[at..end], next) });
+                at = end;
+            }
+            let kinds = [NodeKind::Regular, NodeKind::Star, NodeKind::Optional, NodeKind::Plus];
+            b.node(kinds[next(kinds.len())], None, None, children)
         }
-        level = up;
-    }
-    let root = if next(2) == 0 { level[0] } else { b.node(NodeKind::Regular, None, None, level) };
+        build(&mut b, &spans, &mut next)
+    } else {
+        // Group runs of adjacent nodes into parents until one root is left.
+        let mut level: Vec<NodeId> = spans.into_iter().map(|s| b.token(None, None, s)).collect();
+        while level.len() > 1 {
+            let mut up = Vec::new();
+            let mut i = 0;
+            while i < level.len() {
+                let take = (1 + next(3)).min(level.len() - i);
+                up.push(b.node(kinds[next(kinds.len())], None, None, level[i..i + take].to_vec()));
+                i += take;
+            }
+            level = up;
+        }
+        if next(2) == 0 {
+            level[0]
+        } else {
+            b.node(NodeKind::Regular, None, None, level)
+        }
+    };
     let t = b.finish(root);
     let mut e = EditSet::default();
     for _ in 0..next(12) {
@@ -266,8 +292,10 @@ fn random_case(seed: u64) -> (Tree, EditSet) {
 
 proptest::proptest! {
     #[test]
-    fn rendering_copies_unedited_subtrees_as_the_token_by_token_rendering_would(seed in proptest::prelude::any::<u64>()) {
-        let (t, e) = random_case(seed);
+    fn rendering_copies_unedited_subtrees_as_the_token_by_token_rendering_would(seed in proptest::prelude::any::<u64>(), nested: bool) {
+        let (t, e) = random_case(seed, nested);
+        // Built depth first, the arena is in post-order (level by level, only by chance).
+        proptest::prop_assert!(t.postorder || !nested);
         for keep_comments in [false, true] {
             let opts = RenderOptions { keep_comments };
             proptest::prop_assert_eq!(t.render(&e, opts), render_token_by_token(&t, &e, opts));
@@ -278,5 +306,11 @@ proptest::proptest! {
             true
         });
         proptest::prop_assert_eq!(t.count_tokens(&e), tokens);
+        let mut live = vec![false; t.len()];
+        t.walk(&e, |id| {
+            live[id.0 as usize] = true;
+            true
+        });
+        proptest::prop_assert_eq!(t.live(&e), live);
     }
 }
