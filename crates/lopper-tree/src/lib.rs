@@ -155,6 +155,21 @@ struct Rendering<'t> {
 }
 
 impl Rendering<'_> {
+    /// The text: after the source's last token its trailing trivia, after an earlier one a
+    /// line break.
+    fn finish(self) -> String {
+        let Rendering { tree: t, mut out, last, nl, opts, .. } = self;
+        match last {
+            Some(l) if l as usize + 1 == t.token_order.len() => {
+                let end = t.node(t.token_order[l as usize]).text.as_ref().unwrap().end;
+                t.push_trivia(&mut out, end..t.source.len() as u32, opts);
+            }
+            Some(_) => out.push_str(nl),
+            None => {}
+        }
+        out
+    }
+
     /// Writes token `id` as `text`: its leading whitespace from the source, a line break
     /// or a space where deleted code in between requires one, then the text.
     fn token(&mut self, id: NodeId, text: &str, edited: bool) {
@@ -507,16 +522,7 @@ impl Tree {
             r.last = Some(self.token_index[last.0 as usize]);
             false
         });
-        let Rendering { mut out, last, nl, .. } = r;
-        match last {
-            Some(l) if l as usize + 1 == self.token_order.len() => {
-                let end = self.node(self.token_order[l as usize]).text.as_ref().unwrap().end;
-                self.push_trivia(&mut out, end..self.source.len() as u32, opts);
-            }
-            Some(_) => out.push_str(nl),
-            None => {}
-        }
-        out
+        r.finish()
     }
 
     /// The nodes whose subtree holds an edit (themselves included): each edited node and

@@ -182,16 +182,7 @@ fn render_token_by_token(t: &Tree, edits: &EditSet, opts: RenderOptions) -> Stri
         }
         false
     });
-    let Rendering { mut out, last, nl, .. } = r;
-    match last {
-        Some(l) if l as usize + 1 == t.token_order.len() => {
-            let end = t.node(t.token_order[l as usize]).text.as_ref().unwrap().end;
-            t.push_trivia(&mut out, end..t.source.len() as u32, opts);
-        }
-        Some(_) => out.push_str(nl),
-        None => {}
-    }
-    out
+    r.finish()
 }
 
 /// A random tree over random tokens, gaps and comments, and a random edit set over it,
