@@ -38,11 +38,13 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
   const misaligned = [];
   const HIGH = 0.9999999999999999;
 
-  // The caller's stack, outermost first, without this file and Node's own frames. V8's
-  // call-site objects, not the formatted `stack` string: no text to build and parse again.
+  // The caller's stack as its key (call sites outermost first, without this file and
+  // Node's own frames). V8's call-site objects, not the formatted `stack` string: no text
+  // to build and parse again. Each distinct stack's JSON is made once, when first seen.
   const names = new Map();
+  const stackJson = new Map();
   const asSites = (_, callSites) => callSites;
-  const stack = (above) => {
+  const stackKey = (above) => {
     const saved = Error.prepareStackTrace;
     Error.prepareStackTrace = asSites;
     const holder = {};
@@ -50,7 +52,8 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
     const callSites = holder.stack;
     Error.prepareStackTrace = saved;
     const sites = [];
-    for (const c of callSites) {
+    for (let i = callSites.length - 1; i >= 0; i--) {
+      const c = callSites[i];
       const file = c.getFileName();
       if (!file || file === __filename || file.startsWith('node:')) continue;
       let name = names.get(file);
@@ -58,14 +61,18 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
         name = path.basename(file);
         names.set(file, name);
       }
-      sites.push([0, `${name}:${c.getLineNumber()}:${c.getColumnNumber()}`]);
+      sites.push(`${name}:${c.getLineNumber()}:${c.getColumnNumber()}`);
     }
-    return sites.reverse();
+    const k = sites.join(' ');
+    if (!stackJson.has(k)) stackJson.set(k, JSON.stringify(sites.map((s) => [0, s])));
+    return k;
   };
 
+  // One trace line, as JSON.stringify({api, args, value, stack}) writes it.
+  const line = (e) => `{"api":"random","args":[],"value":${JSON.stringify(e.value)},"stack":${stackJson.get(e.key)}}\n`;
   const flush = () => {
     if (process.env.LOPPER_TRACE_OUT) {
-      fs.writeFileSync(process.env.LOPPER_TRACE_OUT, out.map((e) => JSON.stringify(e) + '\n').join(''));
+      fs.writeFileSync(process.env.LOPPER_TRACE_OUT, out.map(line).join(''));
     }
     if (process.env.LOPPER_TRACE_REPORT) {
       fs.writeFileSync(process.env.LOPPER_TRACE_REPORT, JSON.stringify({ consumed: pos, of: traceIn.length, misaligned }));
@@ -85,8 +92,7 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const replayed = (st) => {
-    const k = key(st);
+  const replayed = (k) => {
     if (out.length > 4 * traceIn.length + 1000) {
       // A rejection loop fed the smallest value forever: stop, whatever the alignment.
       misaligned.push(pos);
@@ -119,9 +125,9 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
   };
 
   Math.random = function random() {
-    const st = stack(random);
-    const value = mode === 'record' ? original() : replayed(st);
-    out.push({ api: 'random', args: [], value, stack: st });
+    const k = stackKey(random);
+    const value = mode === 'record' ? original() : replayed(k);
+    out.push({ value, key: k });
     return value;
   };
 }
