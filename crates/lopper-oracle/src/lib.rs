@@ -370,22 +370,22 @@ fn proc_stat(pid_dir: &Path) -> Option<(char, i32, i32)> {
     Some((state, fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
 }
 
-/// The processes in `/proc`: each one's directory.
-fn procs() -> impl Iterator<Item = PathBuf> {
-    fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())))
-        .map(|e| e.path())
+/// The processes in `/proc`: each one's directory; `None` where `/proc` cannot be read.
+fn procs() -> Option<impl Iterator<Item = PathBuf>> {
+    let dir = fs::read_dir("/proc").ok()?;
+    Some(dir.flatten().filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))).map(|e| e.path()))
 }
 
 /// Process group `own` and the groups of the descendants of process `own` (its leader),
 /// from one pass over `/proc`, never lopper's own group; and the processes then in those
 /// groups. Just `own` where `/proc` cannot be read.
 fn run_groups(own: Pid) -> (Vec<Pid>, Vec<i32>) {
-    let table: Vec<(i32, i32, i32)> =
-        procs().filter_map(|d| Some((d.file_name()?.to_str()?.parse().ok()?, proc_stat(&d)?))).map(|(pid, (_, ppid, pgrp))| (pid, ppid, pgrp)).collect();
+    let table: Vec<(i32, i32, i32)> = procs()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| Some((d.file_name()?.to_str()?.parse().ok()?, proc_stat(&d)?)))
+        .map(|(pid, (_, ppid, pgrp))| (pid, ppid, pgrp))
+        .collect();
     let mine = nix::unistd::getpgrp().as_raw();
     let mut groups = vec![own.as_raw()];
     let mut frontier = vec![own.as_raw()];
@@ -414,14 +414,11 @@ fn any_alive(groups: &[Pid], members: &[i32]) -> bool {
     if left.is_empty() {
         return false;
     }
-    if fs::read_dir("/proc").is_err() {
-        return true;
-    }
     let alive = |(state, _, pgrp): (char, i32, i32)| left.contains(&pgrp) && state != 'Z';
     if members.iter().any(|pid| proc_stat(&Path::new("/proc").join(pid.to_string())).is_some_and(alive)) {
         return true;
     }
-    procs().filter_map(|d| proc_stat(&d)).any(alive)
+    procs().is_none_or(|mut all| all.any(|d| proc_stat(&d).is_some_and(alive)))
 }
 
 /// What went wrong with a command that did not succeed, for the user: `who` and how it

@@ -84,6 +84,11 @@ impl EditSet {
         s
     }
 
+    /// Deletes each of `ids` too (replacing any edit they had).
+    pub fn delete(&mut self, ids: impl IntoIterator<Item = NodeId>) {
+        self.0.extend(ids.into_iter().map(|id| (id, Edit::Delete)));
+    }
+
     /// Number of edits.
     pub fn len(&self) -> usize {
         self.0.len()

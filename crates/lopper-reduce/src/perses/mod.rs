@@ -602,7 +602,7 @@ impl Reducer<'_> {
                     let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
                     let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !freed.gone.contains(k)).collect();
                     let mut e = base.clone();
-                    e.0.extend(all.iter().filter(|c| !kept.contains(c)).map(|c| (*c, Edit::Delete)));
+                    e.delete(all.iter().copied().filter(|c| !kept.contains(c)));
                     if head.is_some_and(|h| !kept.contains(&h)) {
                         // keep is never empty and h is its only non-element: promote the first.
                         let first = keep[0];
@@ -624,7 +624,7 @@ impl Reducer<'_> {
                     let next = next.into_iter().map(|k| {
                         let mut e = edits(tree, &k);
                         if let Some((_, dead)) = &after {
-                            e.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
+                            e.delete(dead.iter().copied());
                         }
                         e
                     });

@@ -15,10 +15,11 @@ impl Reducer<'_> {
     /// the best under [`Measure`] are skipped untested. With `jobs > 1` the next instances
     /// are judged as one batch, each assuming the ones before fail, so the result is the
     /// sequential one; a built-in pass names each variant's successors (the same pass's
-    /// instances on that variant, from its number), for an oracle that speculates. A variant whose local change (the lines it touches, with one line of
-    /// context) was not interesting in an earlier round is presumed not interesting and not
-    /// tested again: after Perses has shrunk the program elsewhere, the same edit in the
-    /// same neighbourhood nearly always fails again. Returns whether any pass changed the best.
+    /// instances on that variant, from its number), for an oracle that speculates. A
+    /// variant whose local change (the lines it touches, with one line of context) was not
+    /// interesting in an earlier round is presumed not interesting and not tested again:
+    /// after Perses has shrunk the program elsewhere, the same edit in the same
+    /// neighbourhood nearly always fails again. Returns whether any pass changed the best.
     pub(super) fn run_passes(&mut self, after: &mut [Box<dyn passes::Pass>], mut tree: Tree) -> Result<bool, OracleError> {
         self.j.stats.rounds += 1;
         let mut changed = false;

@@ -5,7 +5,7 @@ use super::{Empty, Reducer, Round};
 use crate::oracle::OracleError;
 use crate::passes::{self, unused::Names};
 use lopper_grammar::PnfGrammar;
-use lopper_tree::{Edit, EditSet, NodeId, Tree};
+use lopper_tree::{EditSet, NodeId, Tree};
 use std::cell::OnceCell;
 use std::collections::HashSet;
 
@@ -56,7 +56,7 @@ impl Reducer<'_> {
             // one candidate first, a whole chain at once.
             if step.dead.len() > step.unreferenced.len() {
                 let mut all = r.state.clone();
-                all.0.extend(step.dead.iter().map(|&d| (d, Edit::Delete)));
+                all.delete(step.dead.iter().copied());
                 let after = all.clone();
                 if self.try_batch_then(r, vec![all], &[], &|tree, _| next(tree, &after))?.is_some() {
                     continue;
@@ -109,7 +109,7 @@ impl Step {
     fn first(&self, state: &EditSet) -> Vec<EditSet> {
         let with = |v: &[NodeId]| {
             let mut e = state.clone();
-            e.0.extend(v.iter().map(|&d| (d, Edit::Delete)));
+            e.delete(v.iter().copied());
             e
         };
         let mut out = Vec::new();
@@ -166,7 +166,7 @@ impl<'a> Freed<'a> {
         let dead = names.dead(&rest, &|e| protect.contains(&e) || self.refused.contains(&e), live);
         (dead.len() >= 2).then(|| {
             let mut all = state.clone();
-            all.0.extend(dead.iter().map(|&d| (d, Edit::Delete)));
+            all.delete(dead.iter().copied());
             (all, dead)
         })
     }
