@@ -322,10 +322,7 @@ impl Reducer<'_> {
             self.j.stats.rounds += 1;
             let mut round = Round::new(tree);
             if self.unused {
-                let lists = passes::unused::lists(&round.tree, &round.state);
-                for (i, &list) in lists.iter().enumerate() {
-                    self.remove_unused(&mut round, list, &lists[i + 1..])?;
-                }
+                self.remove_unused_all(&mut round)?;
             }
             self.round(&mut round)?;
             if !round.progress {
