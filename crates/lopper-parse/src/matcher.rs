@@ -25,7 +25,7 @@ pub(crate) fn convert_plain(g: &PnfGrammar, src: &str, root: tree_sitter::Node) 
 }
 
 fn convert_with(g: &PnfGrammar, src: &str, root: tree_sitter::Node, plain: bool) -> (Tree, MatchStats) {
-    let mut c = Conv { g, src, b: TreeBuilder::new(src.to_string()), stats: MatchStats::default(), plain };
+    let mut c = Conv { g, src, b: TreeBuilder::new(src.to_string()), stats: MatchStats::default(), plain, spare: Vec::new() };
     let root_id = match c.convert(root, None, None) {
         Some(id) => id,
         // An empty program: one opaque node without tokens.
@@ -49,6 +49,9 @@ struct Conv<'a> {
     stats: MatchStats,
     /// Skip matching: every inner node stays opaque (the plain parse tree).
     plain: bool,
+    /// Memo tables free for the next matcher (matchers nest: a node's children are
+    /// converted while its own matcher builds).
+    spare: Vec<Tables>,
 }
 
 impl<'a> Conv<'a> {
@@ -99,9 +102,11 @@ impl<'a> Conv<'a> {
     /// built. `None` when no rule matches; `Some(None)` when the match is empty.
     fn match_rules(&mut self, candidates: &[SymbolId], items: &[Item], slot: Option<SymbolId>) -> Option<Option<NodeId>> {
         for &sym in candidates {
-            let mut m = Matcher::new(self.g, items);
-            if m.top_ends(sym, 0).contains(&(items.len() as u32)) {
-                let id = m.build_top(self, sym, items.len() as u32);
+            let mut m = Matcher::new(self.g, items, self.spare.pop().unwrap_or_default());
+            let matched = m.top_ends(sym, 0).contains(&(items.len() as u32));
+            let id = matched.then(|| m.build_top(self, sym, items.len() as u32));
+            self.spare.push(m.t.reset());
+            if let Some(id) = id {
                 if let Some(id) = id {
                     self.b.set_slot(id, slot);
                 }
@@ -144,14 +149,72 @@ impl<'a> Conv<'a> {
     }
 }
 
-type Ends = Rc<[u32]>;
+/// A sorted set of item positions where a match can end: up to two held inline (nearly
+/// every set: a visible symbol matches one item or none), more shared, so that neither
+/// a lookup in the memo nor a small result allocates.
+#[derive(Clone)]
+enum Ends {
+    Inline(u8, [u32; 2]),
+    Shared(Rc<[u32]>),
+}
+
+impl Ends {
+    const NONE: Ends = Ends::Inline(0, [0; 2]);
+
+    fn one(p: u32) -> Ends {
+        Ends::Inline(1, [p, 0])
+    }
+
+    /// `v` as a set (sorted and deduplicated here).
+    fn of(mut v: Vec<u32>) -> Ends {
+        v.sort_unstable();
+        v.dedup();
+        match v[..] {
+            [] => Ends::NONE,
+            [a] => Ends::one(a),
+            [a, b] => Ends::Inline(2, [a, b]),
+            _ => Ends::Shared(Rc::from(v)),
+        }
+    }
+}
+
+impl std::ops::Deref for Ends {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        match self {
+            Ends::Inline(n, a) => &a[..*n as usize],
+            Ends::Shared(v) => v,
+        }
+    }
+}
+
+/// A matcher's memo tables, kept between matchers (cleared) so that each CST node's
+/// matcher does not grow its tables from nothing: that growth was a fifth of parsing.
+#[derive(Default)]
+struct Tables {
+    memo: HashMap<(SymbolId, u32), Ends>,
+    seq_memo: HashMap<(SymbolId, u32, u32, u32), Ends>,
+    busy: HashSet<(SymbolId, u32)>,
+}
+
+impl Tables {
+    /// Empties the tables for the next matcher; one a large node grew is dropped instead,
+    /// since clearing costs its whole capacity every time.
+    fn reset(mut self) -> Tables {
+        if self.memo.capacity() + self.seq_memo.capacity() > 1 << 12 {
+            return Tables::default();
+        }
+        self.memo.clear();
+        self.seq_memo.clear();
+        self.busy.clear();
+        self
+    }
+}
 
 struct Matcher<'g, 'i, 't> {
     g: &'g PnfGrammar,
     items: &'i [Item<'t>],
-    memo: HashMap<(SymbolId, u32), Ends>,
-    seq_memo: HashMap<(SymbolId, u32, u32, u32), Ends>,
-    busy: HashSet<(SymbolId, u32)>,
+    t: Tables,
 }
 
 fn cst_matches(it: &Item, k: &CstKind) -> bool {
@@ -159,8 +222,8 @@ fn cst_matches(it: &Item, k: &CstKind) -> bool {
 }
 
 impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
-    fn new(g: &'g PnfGrammar, items: &'i [Item<'t>]) -> Self {
-        Matcher { g, items, memo: HashMap::new(), seq_memo: HashMap::new(), busy: HashSet::new() }
+    fn new(g: &'g PnfGrammar, items: &'i [Item<'t>], t: Tables) -> Self {
+        Matcher { g, items, t }
     }
 
     /// The symbol whose rule the node's own children match: an alias of a visible rule
@@ -193,7 +256,7 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
         let s = self.g.symbol(sym);
         if let Some(k) = &s.cst {
             let hit = self.items.get(pos as usize).is_some_and(|it| cst_matches(it, k));
-            return if hit { Rc::from([pos + 1]) } else { Rc::from([]) };
+            return if hit { Ends::one(pos + 1) } else { Ends::NONE };
         }
         match &s.rule {
             PnfRule::Terminal(t) => {
@@ -207,21 +270,21 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
                 if gap {
                     v.push(pos + 1);
                 }
-                Rc::from(v)
+                Ends::of(v)
             }
             _ => self.expand(sym, pos),
         }
     }
 
     fn expand(&mut self, sym: SymbolId, pos: u32) -> Ends {
-        if let Some(e) = self.memo.get(&(sym, pos)) {
+        if let Some(e) = self.t.memo.get(&(sym, pos)) {
             return e.clone();
         }
-        if !self.busy.insert((sym, pos)) {
-            return Rc::from([]); // left recursion through hidden rules: under-approximate
+        if !self.t.busy.insert((sym, pos)) {
+            return Ends::NONE; // left recursion through hidden rules: under-approximate
         }
         let g = self.g;
-        let mut out: Vec<u32> = match &g.symbol(sym).rule {
+        let out: Vec<u32> = match &g.symbol(sym).rule {
             PnfRule::Terminal(_) => self.ends(sym, pos).to_vec(),
             PnfRule::Regular(alts) => {
                 let mut v = Vec::new();
@@ -238,11 +301,9 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
                 v
             }
         };
-        out.sort_unstable();
-        out.dedup();
-        let out: Ends = Rc::from(out);
-        self.busy.remove(&(sym, pos));
-        self.memo.insert((sym, pos), out.clone());
+        let out = Ends::of(out);
+        self.t.busy.remove(&(sym, pos));
+        self.t.memo.insert((sym, pos), out.clone());
         out
     }
 
@@ -273,24 +334,22 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
     /// End positions of alternative `alt` of `sym` from its `idx`-th symbol on.
     fn seq_ends(&mut self, sym: SymbolId, alt: u32, idx: u32, pos: u32) -> Ends {
         let key = (sym, alt, idx, pos);
-        if let Some(e) = self.seq_memo.get(&key) {
+        if let Some(e) = self.t.seq_memo.get(&key) {
             return e.clone();
         }
         let PnfRule::Regular(alts) = &self.g.symbol(sym).rule else { unreachable!() };
         let seq = &alts[alt as usize];
         let out: Ends = if idx as usize == seq.len() {
-            Rc::from([pos])
+            Ends::one(pos)
         } else {
             let first = self.ends(seq[idx as usize], pos);
             let mut v = Vec::new();
             for &e in first.iter() {
                 v.extend_from_slice(&self.seq_ends(sym, alt, idx + 1, e));
             }
-            v.sort_unstable();
-            v.dedup();
-            Rc::from(v)
+            Ends::of(v)
         };
-        self.seq_memo.insert(key, out.clone());
+        self.t.seq_memo.insert(key, out.clone());
         out
     }
 
