@@ -93,7 +93,9 @@ pub struct PnfGrammar {
     pub subsumption: Subsumption,
     /// The identifier symbol (tree-sitter's `word` rule), if the grammar names one.
     pub word: Option<SymbolId>,
-    by_cst: HashMap<(String, bool), Vec<SymbolId>>,
+    /// Per CST kind, anonymous (`[0]`) and named (`[1]`): looked up by `&str` for every
+    /// CST node parsed, so without building a key.
+    by_cst: [HashMap<String, Vec<SymbolId>>; 2],
     by_name: HashMap<String, SymbolId>,
 }
 
@@ -101,11 +103,11 @@ impl PnfGrammar {
     /// Assembles a grammar from its symbols (names unique), computing the lookup tables and
     /// the subsumption relation.
     pub fn assemble(name: String, symbols: Vec<Symbol>, start: SymbolId, extras: Vec<String>) -> PnfGrammar {
-        let mut by_cst: HashMap<(String, bool), Vec<SymbolId>> = HashMap::new();
+        let mut by_cst: [HashMap<String, Vec<SymbolId>>; 2] = Default::default();
         let mut by_name = HashMap::new();
         for (i, s) in symbols.iter().enumerate() {
             if let Some(c) = &s.cst {
-                by_cst.entry((c.kind.clone(), c.named)).or_default().push(i as SymbolId);
+                by_cst[c.named as usize].entry(c.kind.clone()).or_default().push(i as SymbolId);
             }
             by_name.insert(s.name.clone(), i as SymbolId);
         }
@@ -134,7 +136,7 @@ impl PnfGrammar {
     /// Symbols that a CST node of this kind may stand for (a rule, or aliases with this
     /// value), in grammar order; empty for unknown kinds such as `ERROR`.
     pub fn symbols_for_cst(&self, kind: &str, named: bool) -> &[SymbolId] {
-        self.by_cst.get(&(kind.to_string(), named)).map(Vec::as_slice).unwrap_or(&[])
+        self.by_cst[named as usize].get(kind).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// `actual ⊑ expected`: a node of symbol `actual` may stand where `expected` is expected

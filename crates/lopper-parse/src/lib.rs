@@ -143,8 +143,10 @@ pub struct Frontend {
 }
 
 enum Backend {
-    /// A tree-sitter parser whose CST is matched against the PNF grammar.
-    TreeSitter(tree_sitter::Language),
+    /// A tree-sitter parser whose CST is matched against the PNF grammar; with each
+    /// grammar symbol's tree-sitter kind id (0 for none), which the matcher compares
+    /// instead of kind names.
+    TreeSitter(tree_sitter::Language, Vec<u16>),
     /// A grammar file run by pest_vm: the parse tree is the PNF tree.
     Pest(Arc<PestBackend>),
 }
@@ -166,7 +168,8 @@ impl Frontend {
     pub fn from_tree_sitter(name: &str, grammar_json: &str, ts: tree_sitter::Language) -> Result<Frontend, ParseError> {
         let g = load_tree_sitter_json(grammar_json)?;
         let grammar = normalize(&g)?;
-        Ok(Frontend { name: name.to_string(), grammar, backend: Backend::TreeSitter(ts) })
+        let kinds = grammar.symbols.iter().map(|s| s.cst.as_ref().map_or(0, |k| ts.id_for_node_kind(&k.kind, k.named))).collect();
+        Ok(Frontend { name: name.to_string(), grammar, backend: Backend::TreeSitter(ts, kinds) })
     }
 
     /// A grammar-file language from the text of a pest grammar: loaded, normalized with the
@@ -190,7 +193,7 @@ impl Frontend {
     /// [`ParseError::Syntax`] with pest's message when a grammar file rejects `text`.
     pub fn check(&self, text: &str) -> Result<(), ParseError> {
         match &self.backend {
-            Backend::TreeSitter(_) => Ok(()),
+            Backend::TreeSitter(..) => Ok(()),
             Backend::Pest(p) => p.check(text),
         }
     }
@@ -219,7 +222,7 @@ impl Frontend {
     /// grammar-file language rejects the text.
     pub fn parse(&self, text: &str) -> Result<Parsed, ParseError> {
         let (tree, stats) = match &self.backend {
-            Backend::TreeSitter(ts) => matcher::convert(&self.grammar, text, Self::cst(ts, text)?.root_node()),
+            Backend::TreeSitter(ts, kinds) => matcher::convert(&self.grammar, kinds, text, Self::cst(ts, text)?.root_node()),
             Backend::Pest(p) => p.parse(&self.grammar, text, false)?,
         };
         Ok(Parsed { tree, stats })
@@ -232,7 +235,7 @@ impl Frontend {
     /// As [`Frontend::parse`].
     pub fn parse_plain(&self, text: &str) -> Result<Tree, ParseError> {
         match &self.backend {
-            Backend::TreeSitter(ts) => Ok(matcher::convert_plain(&self.grammar, text, Self::cst(ts, text)?.root_node())),
+            Backend::TreeSitter(ts, kinds) => Ok(matcher::convert_plain(&self.grammar, kinds, text, Self::cst(ts, text)?.root_node())),
             Backend::Pest(p) => Ok(p.parse(&self.grammar, text, true)?.0),
         }
     }
@@ -244,7 +247,7 @@ impl Frontend {
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
     pub fn syntax_errors(&self, text: &str) -> Result<usize, ParseError> {
         match &self.backend {
-            Backend::TreeSitter(ts) => Ok(count_errors(&Self::cst(ts, text)?)),
+            Backend::TreeSitter(ts, _) => Ok(count_errors(&Self::cst(ts, text)?)),
             Backend::Pest(p) => Ok(p.check(text).is_err() as usize),
         }
     }
@@ -257,7 +260,7 @@ impl Frontend {
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
     pub fn checker(&self, base: &str) -> Result<SyntaxChecker, ParseError> {
         match &self.backend {
-            Backend::TreeSitter(ts) => {
+            Backend::TreeSitter(ts, _) => {
                 let mut parser = tree_sitter::Parser::new();
                 parser.set_language(ts)?;
                 let tree = parser.parse(base, None).ok_or(ParseError::NoTree)?;

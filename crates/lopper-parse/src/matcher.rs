@@ -14,18 +14,19 @@ use lopper_tree::{NodeId, NodeKind, Tree, TreeBuilder};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::rc::Rc;
 
-/// Converts a tree-sitter CST over `src` into a PNF tree.
-pub(crate) fn convert(g: &PnfGrammar, src: &str, root: tree_sitter::Node) -> (Tree, MatchStats) {
-    convert_with(g, src, root, false)
+/// Converts a tree-sitter CST over `src` into a PNF tree. `kinds`: per symbol of `g`, the
+/// tree-sitter kind id of its CST kind (`Language::id_for_node_kind`; 0 for none).
+pub(crate) fn convert(g: &PnfGrammar, kinds: &[u16], src: &str, root: tree_sitter::Node) -> (Tree, MatchStats) {
+    convert_with(g, kinds, src, root, false)
 }
 
 /// Converts a tree-sitter CST into a tree of opaque nodes that mirrors it (no matching).
-pub(crate) fn convert_plain(g: &PnfGrammar, src: &str, root: tree_sitter::Node) -> Tree {
-    convert_with(g, src, root, true).0
+pub(crate) fn convert_plain(g: &PnfGrammar, kinds: &[u16], src: &str, root: tree_sitter::Node) -> Tree {
+    convert_with(g, kinds, src, root, true).0
 }
 
-fn convert_with(g: &PnfGrammar, src: &str, root: tree_sitter::Node, plain: bool) -> (Tree, MatchStats) {
-    let mut c = Conv { g, src, b: TreeBuilder::new(src.to_string()), stats: MatchStats::default(), plain, spare: Vec::new() };
+fn convert_with(g: &PnfGrammar, kinds: &[u16], src: &str, root: tree_sitter::Node, plain: bool) -> (Tree, MatchStats) {
+    let mut c = Conv { g, kinds, src, b: TreeBuilder::new(src.to_string()), stats: MatchStats::default(), plain, spare: Vec::new() };
     let root_id = match c.convert(root, None, None) {
         Some(id) => id,
         // An empty program: one opaque node without tokens.
@@ -44,6 +45,7 @@ enum Item<'t> {
 
 struct Conv<'a> {
     g: &'a PnfGrammar,
+    kinds: &'a [u16],
     src: &'a str,
     b: TreeBuilder,
     stats: MatchStats,
@@ -102,7 +104,7 @@ impl<'a> Conv<'a> {
     /// built. `None` when no rule matches; `Some(None)` when the match is empty.
     fn match_rules(&mut self, candidates: &[SymbolId], items: &[Item], slot: Option<SymbolId>) -> Option<Option<NodeId>> {
         for &sym in candidates {
-            let mut m = Matcher::new(self.g, items, self.spare.pop().unwrap_or_default());
+            let mut m = Matcher::new(self.g, self.kinds, items, self.spare.pop().unwrap_or_default());
             let matched = m.top_ends(sym, 0).contains(&(items.len() as u32));
             let id = matched.then(|| m.build_top(self, sym, items.len() as u32));
             self.spare.push(m.t.reset());
@@ -213,17 +215,21 @@ impl Tables {
 
 struct Matcher<'g, 'i, 't> {
     g: &'g PnfGrammar,
+    kinds: &'g [u16],
     items: &'i [Item<'t>],
     t: Tables,
 }
 
-fn cst_matches(it: &Item, k: &CstKind) -> bool {
-    matches!(it, Item::Child(c) if c.is_named() == k.named && c.kind() == k.kind)
+/// Whether `it` is a CST node of kind `k`, whose tree-sitter id is `id` (0: none in the
+/// language, so no node is of it). tree-sitter gives every node with the same kind name
+/// and namedness the same (public) id, so the ids compare as the names would.
+fn cst_matches(it: &Item, k: &CstKind, id: u16) -> bool {
+    matches!(it, Item::Child(c) if id != 0 && c.kind_id() == id && c.is_named() == k.named)
 }
 
 impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
-    fn new(g: &'g PnfGrammar, items: &'i [Item<'t>], t: Tables) -> Self {
-        Matcher { g, items, t }
+    fn new(g: &'g PnfGrammar, kinds: &'g [u16], items: &'i [Item<'t>], t: Tables) -> Self {
+        Matcher { g, kinds, items, t }
     }
 
     /// The symbol whose rule the node's own children match: an alias of a visible rule
@@ -255,7 +261,7 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
     fn ends(&mut self, sym: SymbolId, pos: u32) -> Ends {
         let s = self.g.symbol(sym);
         if let Some(k) = &s.cst {
-            let hit = self.items.get(pos as usize).is_some_and(|it| cst_matches(it, k));
+            let hit = self.items.get(pos as usize).is_some_and(|it| cst_matches(it, k, self.kinds[sym as usize]));
             return if hit { Ends::one(pos + 1) } else { Ends::NONE };
         }
         match &s.rule {
