@@ -159,7 +159,7 @@ pub(crate) struct Judge<'a> {
     oracle: &'a mut dyn Oracle,
     progress: &'a mut dyn Progress,
     grammar_check: GrammarCheck,
-    checker: SyntaxChecker,
+    pub(crate) checker: SyntaxChecker,
     /// Hashes of texts judged not interesting (or invalid).
     rejected: HashSet<[u8; 32]>,
     /// Keys of local changes (see [`local_change`]) whose candidates were not interesting.

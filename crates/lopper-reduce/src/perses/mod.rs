@@ -174,7 +174,7 @@ pub fn reduce_with_passes(
     if v != Verdict::Interesting {
         return Err(ReduceError::NotInteresting(v));
     }
-    let parsed = frontend.parse(input)?;
+    let parsed = frontend.parse_with(&r.j.checker, input)?;
     r.j.stats.tokens_before = parsed.tree.token_count();
     r.j.stats.tokens_after = r.j.stats.tokens_before;
     r.j.stats.matched_share = parsed.stats.matched_share();
