@@ -52,7 +52,7 @@ pub struct Node {
     /// The parent in the original tree.
     pub parent: Option<NodeId>,
     /// Children in source order.
-    pub children: Vec<NodeId>,
+    pub children: Box<[NodeId]>,
     /// Token count of the subtree (the size measure).
     pub tokens: u32,
     /// For token nodes: byte range of the token text in the source.
@@ -281,7 +281,7 @@ impl TreeBuilder {
     /// Adds a token leaf covering `range` (bytes of the source; must be non-empty).
     pub fn token(&mut self, symbol: Option<SymbolId>, slot: Option<SymbolId>, range: Range<usize>) -> NodeId {
         debug_assert!(range.start < range.end && range.end <= self.source.len());
-        self.push(Node { kind: NodeKind::Token, symbol, slot, parent: None, children: Vec::new(), tokens: 1, text: Some(range.start as u32..range.end as u32) })
+        self.push(Node { kind: NodeKind::Token, symbol, slot, parent: None, children: Box::default(), tokens: 1, text: Some(range.start as u32..range.end as u32) })
     }
 
     /// Adds an inner node over already added children (in source order).
@@ -291,7 +291,7 @@ impl TreeBuilder {
         for c in &children {
             self.nodes[c.0 as usize].parent = Some(id);
         }
-        self.push(Node { kind, symbol, slot, parent: None, children, tokens, text: None })
+        self.push(Node { kind, symbol, slot, parent: None, children: children.into_boxed_slice(), tokens, text: None })
     }
 
     /// Changes the slot of a node already added (used when a unit chain is collapsed into
