@@ -6,7 +6,8 @@
 #   NX_OLD_PYTHON=/path/to/python-with-networkx-2.8.8 benches/generator_bench.sh OUTDIR [SEED...]
 #
 # For each seed: `lopper generate` with each strategy and alignment (SETTINGS, default all:
-# tree:re-align tree:halt tree:bypass sequence:re-align, and tree:re-align:then-perses,
+# tree:re-align tree:halt tree:bypass sequence:re-align tree-then-sequence:re-align, and
+# tree:re-align:then-perses,
 # which lets the default pipeline finish the generator's result as `lopper generate` does by
 # default for a .json output), then lopper's default pipeline and ddmin over lines on the
 # generator's output text (BASELINES=0 skips those two). Prints one table row per
@@ -50,7 +51,7 @@ run() { # NAME SEED COMMAND...: runs COMMAND in OUTDIR/SEED/NAME with the verdic
 for seed in "${seeds[@]}"; do
   mkdir -p "$out/$seed"
   python3 "$ex/graph.py" "$seed" > "$out/$seed/input.json"
-  for setting in ${SETTINGS:-tree:re-align tree:halt tree:bypass sequence:re-align tree:re-align:then-perses}; do
+  for setting in ${SETTINGS:-tree:re-align tree:halt tree:bypass sequence:re-align tree-then-sequence:re-align tree:re-align:then-perses}; do
     IFS=: read -r algo align then <<< "$setting"
     flags=(--no-cache -q)
     [ -n "$then" ] || flags+=(--no-then-perses)
@@ -73,7 +74,7 @@ print("| seed | reducer | size (nodes + edges) | bytes | tests | seconds | inval
 print("|---|---|---|---|---|---|---|")
 for seed in seeds:
     before = size(os.path.join(out, seed, "input.json"))
-    for name in ["generate-tree-re-align", "generate-tree-halt", "generate-tree-bypass", "generate-sequence-re-align", "generate-tree-re-align-then-perses", "perses-pipeline", "ddmin-lines"]:
+    for name in ["generate-tree-re-align", "generate-tree-halt", "generate-tree-bypass", "generate-sequence-re-align", "generate-tree-then-sequence-re-align", "generate-tree-re-align-then-perses", "perses-pipeline", "ddmin-lines"]:
         d = os.path.join(out, seed, name)
         if not os.path.exists(os.path.join(d, "stats.json")):
             continue

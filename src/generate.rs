@@ -48,7 +48,9 @@ pub struct GenerateArgs {
     #[arg(long, default_value = "re-align", value_parser = parse_align)]
     pub align: Align,
     /// The search over the trace: tree (loops, selections, values; GReduce's tree-based
-    /// strategy) or sequence (ddmin over the flat list of choices).
+    /// strategy), sequence (ddmin over the flat list of choices), or tree-then-sequence
+    /// (tree to its fixpoint, then sequence rounds on the short trace, tree again after
+    /// one that found something).
     #[arg(long, default_value = "tree", value_parser = parse_strategy)]
     pub algorithm: Strategy,
     /// After the generator's choices, reduce the output further with the usual passes when
@@ -85,7 +87,7 @@ fn parse_align(name: &str) -> Result<Align, String> {
 }
 
 fn parse_strategy(name: &str) -> Result<Strategy, String> {
-    Strategy::ALL.iter().find(|(_, n)| *n == name).map(|(a, _)| *a).ok_or_else(|| format!("unknown algorithm `{name}` (tree, sequence)"))
+    Strategy::ALL.iter().find(|(_, n)| *n == name).map(|(a, _)| *a).ok_or_else(|| format!("unknown algorithm `{name}` (tree, sequence, tree-then-sequence)"))
 }
 
 /// Writes `text` to `path` through a temporary file beside it, so a reader never sees half.

@@ -114,6 +114,61 @@ fn each_alignment_strategy_gives_an_interesting_generated_output() {
     assert!(result.lines().all(generated_password) && result.lines().count() == 1, "{result}");
 }
 
+/// A G(n, p)-style generator: a node count, then a coin for each pair of nodes.
+const PAIRS_GENERATOR: &str = "import random, sys
+random.seed(int(sys.argv[1]))
+n = random.randint(4, 8)
+print(n)
+for i in range(n):
+    for j in range(i + 1, n):
+        if random.random() < 0.3:
+            print(i, j)
+";
+
+/// Interesting: a node of degree 3 and no isolated node. The smallest such graph is a star
+/// of 4 nodes, `4\n0 1\n0 2\n0 3\n` when its centre is node 0 (14 bytes).
+const STAR_TEST: &str = "import sys
+lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
+n = int(lines[0][0])
+deg = [0] * n
+for a, b in lines[1:]:
+    deg[int(a)] += 1
+    deg[int(b)] += 1
+sys.exit(0 if 3 in deg and 0 not in deg else 1)
+";
+
+#[test]
+fn tree_then_sequence_goes_below_where_the_tree_strategy_stops() {
+    require_tool("python3");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("gen.py"), PAIRS_GENERATOR).unwrap();
+    fs::write(d.join("star.py"), STAR_TEST).unwrap();
+    write_script(&d.join("test.sh"), &format!("exec python3 {} \"$1\"", d.join("star.py").display()));
+    // Seed 18: every single edge the tree strategy could delete leaves a node isolated or
+    // no node of degree 3, and a lower node count shifts the coins onto other pairs;
+    // deleting coins out of order (the sequence round) shifts them onto a star.
+    let mut sizes = Vec::new();
+    for algorithm in ["tree", "tree-then-sequence"] {
+        let name = format!("{algorithm}.txt");
+        let out = lopper_in(d, &["generate", "-q", "--no-cache", "--no-then-perses", "--algorithm", algorithm, "-o", &name, "./test.sh", "--", "python3", "gen.py", "18"]);
+        assert_exit(&out, 0);
+        let result = fs::read_to_string(d.join(&name)).unwrap();
+        assert!(Command::new(d.join("test.sh")).arg(d.join(&name)).status().unwrap().success(), "{algorithm}: not interesting: {result}");
+        // Valid by construction: a node count, then pairs i < j < n.
+        let mut lines = result.lines();
+        let n: usize = lines.next().unwrap().parse().unwrap();
+        for l in lines {
+            let (i, j) = l.split_once(' ').unwrap();
+            let (i, j): (usize, usize) = (i.parse().unwrap(), j.parse().unwrap());
+            assert!(i < j && j < n, "{algorithm}: {result}");
+        }
+        sizes.push(result.len());
+    }
+    assert_eq!(sizes[1], 14, "tree-then-sequence ends at the 4-node star: {sizes:?}");
+    assert!(sizes[0] > sizes[1], "the tree strategy alone stops above it: {sizes:?}");
+}
+
 #[test]
 fn a_node_generator_goes_through_the_math_random_shim() {
     require_tool("node");

@@ -37,11 +37,18 @@ pub enum Strategy {
     Tree,
     /// ddmin over the flat sequence of choices: GReduce's sequence-based strategy.
     Sequence,
+    /// [`Strategy::Tree`] to its fixpoint, then one [`Strategy::Sequence`] round on the
+    /// (now short) trace, and again while that round finds something: deleting choices
+    /// out of order shifts the later ones to other calls, which reaches outputs that no
+    /// single loop, selection or value edit does (a graph's coins shifted against its node
+    /// count).
+    TreeThenSequence,
 }
 
 impl Strategy {
     /// Every strategy with its name on the command line.
-    pub const ALL: [(Strategy, &'static str); 2] = [(Strategy::Tree, "tree"), (Strategy::Sequence, "sequence")];
+    pub const ALL: [(Strategy, &'static str); 3] =
+        [(Strategy::Tree, "tree"), (Strategy::Sequence, "sequence"), (Strategy::TreeThenSequence, "tree-then-sequence")];
 }
 
 /// Options of a generator reduction.
@@ -245,18 +252,27 @@ pub fn reduce_trace(
 
 impl Search<'_> {
     fn run(&mut self) -> Result<(), OracleError> {
+        let mut sequence_round = false;
         loop {
             self.stats.rounds += 1;
             let before = self.stats.accepted;
             match self.opts.strategy {
-                Strategy::Tree => {
+                Strategy::Sequence => self.sequence()?,
+                Strategy::TreeThenSequence if sequence_round => self.sequence()?,
+                Strategy::Tree | Strategy::TreeThenSequence => {
                     self.loops()?;
                     self.selections()?;
                     self.values()?;
                 }
-                Strategy::Sequence => self.sequence()?,
             }
-            if self.stats.accepted == before || !self.opts.fixpoint {
+            let progress = self.stats.accepted != before;
+            if !self.opts.fixpoint {
+                return Ok(());
+            }
+            // tree-then-sequence: a sequence round after the tree's fixpoint, tree rounds
+            // again after a sequence round that found something.
+            sequence_round = self.opts.strategy == Strategy::TreeThenSequence && !sequence_round && !progress;
+            if !progress && !sequence_round {
                 return Ok(());
             }
         }
