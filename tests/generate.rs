@@ -151,7 +151,10 @@ fn tree_then_sequence_goes_below_where_the_tree_strategy_stops() {
     let mut sizes = Vec::new();
     for algorithm in ["tree", "tree-then-sequence"] {
         let name = format!("{algorithm}.txt");
-        let out = lopper_in(d, &["generate", "-q", "--no-cache", "--no-then-perses", "--algorithm", algorithm, "-o", &name, "./test.sh", "--", "python3", "gen.py", "18"]);
+        let out = lopper_in(
+            d,
+            &["generate", "-q", "--no-cache", "--no-then-perses", "--algorithm", algorithm, "-o", &name, "./test.sh", "--", "python3", "gen.py", "18"],
+        );
         assert_exit(&out, 0);
         let result = fs::read_to_string(d.join(&name)).unwrap();
         assert!(Command::new(d.join("test.sh")).arg(d.join(&name)).status().unwrap().success(), "{algorithm}: not interesting: {result}");

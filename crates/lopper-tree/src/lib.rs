@@ -281,7 +281,15 @@ impl TreeBuilder {
     /// Adds a token leaf covering `range` (bytes of the source; must be non-empty).
     pub fn token(&mut self, symbol: Option<SymbolId>, slot: Option<SymbolId>, range: Range<usize>) -> NodeId {
         debug_assert!(range.start < range.end && range.end <= self.source.len());
-        self.push(Node { kind: NodeKind::Token, symbol, slot, parent: None, children: Box::default(), tokens: 1, text: Some(range.start as u32..range.end as u32) })
+        self.push(Node {
+            kind: NodeKind::Token,
+            symbol,
+            slot,
+            parent: None,
+            children: Box::default(),
+            tokens: 1,
+            text: Some(range.start as u32..range.end as u32),
+        })
     }
 
     /// Adds an inner node over already added children (in source order).
