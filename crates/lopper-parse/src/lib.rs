@@ -280,7 +280,7 @@ impl Frontend {
                 let mut parser = tree_sitter::Parser::new();
                 parser.set_language(ts)?;
                 let tree = parser.parse(base, None).ok_or(ParseError::NoTree)?;
-                Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree }))
+                Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree, screened: Vec::new() }))
             }
             Backend::Pest(p) => Ok(SyntaxChecker(Checker::Pest(p.clone()))),
         }
@@ -292,7 +292,15 @@ impl Frontend {
 pub struct SyntaxChecker(Checker);
 
 enum Checker {
-    TreeSitter { parser: tree_sitter::Parser, base: String, tree: tree_sitter::Tree },
+    /// `screened`: the trees of the texts counted (re-parsed from the base's) since the
+    /// base was set, by the texts'
+    /// length and hash, so that the one accepted next becomes the base without a re-parse.
+    TreeSitter {
+        parser: tree_sitter::Parser,
+        base: String,
+        tree: tree_sitter::Tree,
+        screened: Vec<((usize, u64), tree_sitter::Tree)>,
+    },
     Pest(Arc<PestBackend>),
 }
 
@@ -304,7 +312,20 @@ impl SyntaxChecker {
     pub fn errors(&mut self, text: &str) -> Result<usize, ParseError> {
         match &self.0 {
             Checker::Pest(p) => Ok(p.check(text).is_err() as usize),
-            Checker::TreeSitter { .. } => Ok(count_errors(&self.reparse(text)?)),
+            Checker::TreeSitter { .. } => {
+                let (tree, fresh) = self.reparse(text)?;
+                let errors = count_errors(&tree);
+                if let (Checker::TreeSitter { screened, .. }, false) = (&mut self.0, fresh) {
+                    // A lookahead window's worth: the accepted candidate is one of the last.
+                    // (Not a fresh tree: it shares nothing with the base, and a large
+                    // input's would hold much memory.)
+                    if screened.len() == SCREENED_KEPT {
+                        screened.remove(0);
+                    }
+                    screened.push((text_key(text), tree));
+                }
+                Ok(errors)
+            }
         }
     }
 
@@ -316,16 +337,28 @@ impl SyntaxChecker {
         if let Checker::Pest(_) = self.0 {
             return Ok(());
         }
-        let new_tree = self.reparse(text)?;
-        if let Checker::TreeSitter { base, tree, .. } = &mut self.0 {
+        let key = text_key(text);
+        let known = match &mut self.0 {
+            Checker::TreeSitter { screened, .. } => screened.iter().position(|(k, _)| *k == key).map(|i| screened.swap_remove(i).1),
+            Checker::Pest(_) => None,
+        };
+        // A tree counted against the current base is the one re-parsing would give.
+        let new_tree = match known {
+            Some(t) => t,
+            None => self.reparse(text)?.0,
+        };
+        if let Checker::TreeSitter { base, tree, screened, .. } = &mut self.0 {
             *tree = new_tree;
             *base = text.to_string();
+            screened.clear();
         }
         Ok(())
     }
 
-    fn reparse(&mut self, text: &str) -> Result<tree_sitter::Tree, ParseError> {
-        let Checker::TreeSitter { parser, base, tree } = &mut self.0 else { unreachable!("only tree-sitter re-parses") };
+    /// The CST of `text`, re-parsed from the base's; and whether it was parsed afresh
+    /// instead (then it shares no nodes with the base's).
+    fn reparse(&mut self, text: &str) -> Result<(tree_sitter::Tree, bool), ParseError> {
+        let Checker::TreeSitter { parser, base, tree, .. } = &mut self.0 else { unreachable!("only tree-sitter re-parses") };
         let (old, new) = (base.as_bytes(), text.as_bytes());
         let prefix = common_prefix(old, new);
         let suffix = common_suffix(&old[prefix..], &new[prefix..]);
@@ -334,7 +367,7 @@ impl SyntaxChecker {
         // fresh parse of the new text is less work and memory (measured: the copies were a
         // quarter of the peak memory of a 1M-token reduction).
         if old.len() - suffix - prefix > new.len() {
-            return parser.parse(text, None).ok_or(ParseError::NoTree);
+            return Ok((parser.parse(text, None).ok_or(ParseError::NoTree)?, true));
         }
         // Rows and columns: the prefix is shared, so its newlines are counted once.
         let start = point(old, 0, tree_sitter::Point { row: 0, column: 0 }, prefix);
@@ -348,8 +381,18 @@ impl SyntaxChecker {
         };
         let mut tree = tree.clone();
         tree.edit(&edit);
-        parser.parse(text, Some(&tree)).ok_or(ParseError::NoTree)
+        Ok((parser.parse(text, Some(&tree)).ok_or(ParseError::NoTree)?, false))
     }
+}
+
+/// How many screened trees a checker keeps (see `Checker::TreeSitter`): a few lookahead
+/// windows of `4 × jobs` candidates.
+const SCREENED_KEPT: usize = 32;
+
+/// A text's identity among the screened ones: its length and a 64-bit hash.
+fn text_key(text: &str) -> (usize, u64) {
+    use std::hash::BuildHasher;
+    (text.len(), foldhash::quality::FixedState::with_seed(0).hash_one(text))
 }
 
 /// The length of the longest common prefix of `a` and `b`; compared a block at a time (a

@@ -205,6 +205,30 @@ fn incremental_checker_agrees_with_a_full_parse() {
     assert_eq!(ch.errors("int h;\n").unwrap(), 0);
 }
 
+#[test]
+fn a_screened_candidate_becomes_the_base_as_if_re_parsed() {
+    let f = Frontend::new(Language::C).unwrap();
+    let mut lines: Vec<String> = (0..12).map(|i| format!("int v{i} = {i};\n")).collect();
+    lines.push("int g(void) { return v1 + v2; }\n".to_string());
+    let mut ch = f.checker(&lines.concat()).unwrap();
+    // Each step screens every one-line deletion (incremental re-parses, kept by the
+    // checker) and accepts the one that deletes the second line; a broken text counted
+    // against the new base must agree with a full parse, which it would not if the base's
+    // tree were another candidate's.
+    while lines.len() > 3 {
+        let without = |i: usize| lines.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, l)| l.as_str()).collect::<String>();
+        for i in 0..lines.len() {
+            assert_eq!(ch.errors(&without(i)).unwrap(), f.syntax_errors(&without(i)).unwrap());
+        }
+        let accepted = without(1);
+        ch.set_base(&accepted).unwrap();
+        lines.remove(1);
+        let broken = accepted.replacen("= ", "= = ", 2);
+        assert_eq!(ch.errors(&broken).unwrap(), f.syntax_errors(&broken).unwrap(), "{broken}");
+        assert!(ch.errors(&broken).unwrap() > 0);
+    }
+}
+
 proptest::proptest! {
     /// The block-wise prefix and suffix lengths are the byte-wise ones (texts long enough to
     /// span several blocks, over a small alphabet so that they share long runs).
