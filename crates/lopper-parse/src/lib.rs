@@ -291,25 +291,30 @@ impl Frontend {
 /// count equals [`Frontend::syntax_errors`] of the same text.
 pub struct SyntaxChecker(Checker);
 
+/// A text's identity, as the caller knows it (lopper's judge: its BLAKE3 hash), by which
+/// [`SyntaxChecker::set_base`] finds a tree [`SyntaxChecker::errors`] made.
+pub type TextKey = [u8; 32];
+
 enum Checker {
     /// `screened`: the trees of the texts counted (re-parsed from the base's) since the
-    /// base was set, by the texts'
-    /// length and hash, so that the one accepted next becomes the base without a re-parse.
+    /// base was set, by their keys, so that the one accepted next becomes the base
+    /// without a re-parse.
     TreeSitter {
         parser: tree_sitter::Parser,
         base: String,
         tree: tree_sitter::Tree,
-        screened: Vec<((usize, u64), tree_sitter::Tree)>,
+        screened: Vec<(TextKey, tree_sitter::Tree)>,
     },
     Pest(Arc<PestBackend>),
 }
 
 impl SyntaxChecker {
-    /// Syntax errors in `text` (see [`Frontend::syntax_errors`]).
+    /// Syntax errors in `text` (see [`Frontend::syntax_errors`]); `key` is its identity,
+    /// by which [`SyntaxChecker::set_base`] finds the tree made here.
     ///
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
-    pub fn errors(&mut self, text: &str) -> Result<usize, ParseError> {
+    pub fn errors(&mut self, text: &str, key: TextKey) -> Result<usize, ParseError> {
         match &self.0 {
             Checker::Pest(p) => Ok(p.check(text).is_err() as usize),
             Checker::TreeSitter { .. } => {
@@ -322,29 +327,24 @@ impl SyntaxChecker {
                     if screened.len() == SCREENED_KEPT {
                         screened.remove(0);
                     }
-                    screened.push((text_key(text), tree));
+                    screened.push((key, tree));
                 }
                 Ok(errors)
             }
         }
     }
 
-    /// Makes `text` the new base (after a candidate was accepted).
+    /// Makes `text`, whose identity is `key`, the new base (after a candidate was
+    /// accepted): the tree [`SyntaxChecker::errors`] made of it, if it was counted since
+    /// the last base (and not parsed afresh), else a re-parse.
     ///
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
-    pub fn set_base(&mut self, text: &str) -> Result<(), ParseError> {
-        if let Checker::Pest(_) = self.0 {
-            return Ok(());
-        }
-        let key = text_key(text);
-        let known = match &mut self.0 {
-            Checker::TreeSitter { screened, .. } => screened.iter().position(|(k, _)| *k == key).map(|i| screened.swap_remove(i).1),
-            Checker::Pest(_) => None,
-        };
+    pub fn set_base(&mut self, text: &str, key: TextKey) -> Result<(), ParseError> {
+        let Checker::TreeSitter { screened, .. } = &mut self.0 else { return Ok(()) };
         // A tree counted against the current base is the one re-parsing would give.
-        let new_tree = match known {
-            Some(t) => t,
+        let new_tree = match screened.iter().position(|(k, _)| *k == key) {
+            Some(i) => screened.swap_remove(i).1,
             None => self.reparse(text)?.0,
         };
         if let Checker::TreeSitter { base, tree, screened, .. } = &mut self.0 {
@@ -388,12 +388,6 @@ impl SyntaxChecker {
 /// How many screened trees a checker keeps (see `Checker::TreeSitter`): a few lookahead
 /// windows of `4 × jobs` candidates.
 const SCREENED_KEPT: usize = 32;
-
-/// A text's identity among the screened ones: its length and a 64-bit hash.
-fn text_key(text: &str) -> (usize, u64) {
-    use std::hash::BuildHasher;
-    (text.len(), foldhash::quality::FixedState::with_seed(0).hash_one(text))
-}
 
 /// The length of the longest common prefix of `a` and `b`; compared a block at a time (a
 /// `memcmp` each, not byte by byte): the grammar check's incremental re-parse and the

@@ -193,7 +193,7 @@ impl<'a> Judge<'a> {
     ) -> Result<Judge<'a>, ParseError> {
         let mut checker = frontend.checker(input)?;
         // The checker already parsed `input`: counting its errors re-uses that tree.
-        let best_errors = checker.errors(input)?;
+        let best_errors = checker.errors(input, hash(input))?;
         let started = Instant::now();
         let stats = Stats { pass: OTHER.to_string(), pass_stats: vec![PassStats { name: OTHER.to_string(), ..PassStats::default() }], ..Stats::default() };
         Ok(Judge {
@@ -351,7 +351,7 @@ impl<'a> Judge<'a> {
                 } else if presumed.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
                     Screen::Presumed
                 } else {
-                    let errors = checker.errors(t).unwrap_or(usize::MAX);
+                    let errors = checker.errors(t, h).unwrap_or(usize::MAX);
                     if *grammar_check == GrammarCheck::Reject && errors > *best_errors {
                         Screen::Invalid
                     } else {
@@ -413,10 +413,10 @@ impl<'a> Judge<'a> {
         // Every local change before the answer was not interesting.
         self.local_rejected.extend(locals.iter().take(winner.unwrap_or(texts.len())).flatten().copied());
         if let Some(w) = winner {
-            let Some((_, Screen::Test(errors))) = screens[w] else { unreachable!("only tested candidates win") };
+            let Some((h, Screen::Test(errors))) = screens[w] else { unreachable!("only tested candidates win") };
             self.best = texts[w].clone();
             self.best_errors = errors;
-            if let Err(e) = self.checker.set_base(&self.best) {
+            if let Err(e) = self.checker.set_base(&self.best, h) {
                 // The checker keeps comparing against the previous best: still sound, only
                 // more candidates may be judged invalid.
                 self.stats.warnings.push(format!("the grammar check could not take the new best as its base: {e}"));
