@@ -376,16 +376,47 @@ fn procs() -> Option<impl Iterator<Item = PathBuf>> {
     Some(dir.flatten().filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))).map(|e| e.path()))
 }
 
+/// The descendants of process `root`, from its threads' `/proc/PID/task/TID/children`
+/// lists and theirs, recursively (a few reads per process, where `/proc` holds every
+/// process of the machine); `None` where the kernel has no such lists (built without
+/// `CONFIG_PROC_CHILDREN`). A process that has ended lists no children.
+fn descendants(root: i32) -> Option<Vec<i32>> {
+    let leader = PathBuf::from(format!("/proc/{root}/task/{root}"));
+    if leader.exists() && !leader.join("children").exists() {
+        return None;
+    }
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        let Ok(tasks) = fs::read_dir(format!("/proc/{p}/task")) else { continue };
+        for task in tasks.flatten() {
+            let Ok(list) = fs::read_to_string(task.path().join("children")) else { continue };
+            for child in list.split_whitespace().filter_map(|c| c.parse::<i32>().ok()) {
+                if !found.contains(&child) {
+                    found.push(child);
+                    frontier.push(child);
+                }
+            }
+        }
+    }
+    Some(found)
+}
+
 /// Process group `own` and the groups of the descendants of process `own` (its leader),
-/// from one pass over `/proc`, never lopper's own group; and the processes then in those
-/// groups. Just `own` where `/proc` cannot be read.
+/// never lopper's own group; and the processes then in those groups that the snapshot
+/// saw. The snapshot is of `own`'s descendants ([`descendants`]), or, where the kernel
+/// cannot list children, of one pass over `/proc`; just `own` where `/proc` cannot be read.
 fn run_groups(own: Pid) -> (Vec<Pid>, Vec<i32>) {
-    let table: Vec<(i32, i32, i32)> = procs()
-        .into_iter()
-        .flatten()
-        .filter_map(|d| Some((d.file_name()?.to_str()?.parse().ok()?, proc_stat(&d)?)))
-        .map(|(pid, (_, ppid, pgrp))| (pid, ppid, pgrp))
-        .collect();
+    let stat = |pid: i32| proc_stat(&Path::new("/proc").join(pid.to_string())).map(|(_, ppid, pgrp)| (pid, ppid, pgrp));
+    let table: Vec<(i32, i32, i32)> = match descendants(own.as_raw()) {
+        Some(pids) => pids.into_iter().chain([own.as_raw()]).filter_map(stat).collect(),
+        None => procs()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| Some((d.file_name()?.to_str()?.parse().ok()?, proc_stat(&d)?)))
+            .map(|(pid, (_, ppid, pgrp))| (pid, ppid, pgrp))
+            .collect(),
+    };
     let mine = nix::unistd::getpgrp().as_raw();
     let mut groups = vec![own.as_raw()];
     let mut frontier = vec![own.as_raw()];
