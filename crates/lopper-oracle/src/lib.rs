@@ -436,19 +436,32 @@ fn run_groups(own: Pid) -> (Vec<Pid>, Vec<i32>) {
 
 /// Whether any of process groups `groups` has a member that is not a zombie. A zombie is
 /// dead already and waits only for its parent, or for init, to reap it; where init reaps
-/// slowly (a container's), `srun`'s exited helper lingers as one after every run, and
-/// waiting for it would cost [`KILL_GRACE`] per test. Where `/proc` cannot be read, any
-/// member counts. `members`: processes known to have been in the groups, asked first (a
-/// few reads, where the whole of `/proc` is many).
+/// slowly (a container's), `srun`'s exited helper, or a test's `timeout` whose shell was
+/// killed first, lingers as one, and waiting for it would cost [`KILL_GRACE`] per test.
+/// `members`: processes known to have been in the groups, asked first (a few reads, where
+/// the whole of `/proc` is many: hundreds of processes on a workstation). Only where a group
+/// still has members and none of the known ones is left in it (alive or a zombie) is all
+/// of `/proc` searched for the others; a process that joined a group after the snapshot
+/// while a known zombie stays in it is not waited for (the SIGKILL that follows the grace
+/// takes it). Where `/proc` cannot be read, any member counts.
 fn any_alive(groups: &[Pid], members: &[i32]) -> bool {
     let left: Vec<i32> = groups.iter().filter(|&&g| killpg(g, None).is_ok()).map(|g| g.as_raw()).collect();
     if left.is_empty() {
         return false;
     }
-    let alive = |(state, _, pgrp): (char, i32, i32)| left.contains(&pgrp) && state != 'Z';
-    if members.iter().any(|pid| proc_stat(&Path::new("/proc").join(pid.to_string())).is_some_and(alive)) {
-        return true;
+    let mut explained = vec![false; left.len()];
+    for pid in members {
+        let Some((state, _, pgrp)) = proc_stat(&Path::new("/proc").join(pid.to_string())) else { continue };
+        let Some(g) = left.iter().position(|&g| g == pgrp) else { continue };
+        if state != 'Z' {
+            return true;
+        }
+        explained[g] = true;
     }
+    if explained.iter().all(|&e| e) {
+        return false;
+    }
+    let alive = |(state, _, pgrp): (char, i32, i32)| left.contains(&pgrp) && state != 'Z';
     procs().is_none_or(|mut all| all.any(|d| proc_stat(&d).is_some_and(alive)))
 }
 
