@@ -901,3 +901,33 @@ impl Drop for TransformRun {
         let _ = fs::remove_dir_all(&self.dir);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_groups_are_found_by_walking_its_descendants() {
+        // A test-like tree: a shell in its own group, a background sleep in that group, and
+        // under a subshell a sleep in a group of its own (as GNU `timeout` makes one).
+        let mut child =
+            Command::new("sh").args(["-c", "sleep 30 & (perl -e 'setpgrp(0,0); exec \"sleep\", \"31\"'; true) & wait"]).process_group(0).spawn().unwrap();
+        let own = Pid::from_raw(child.id() as i32);
+        let t = Instant::now();
+        let (groups, members) = loop {
+            let (groups, members) = run_groups(own);
+            if groups.len() == 2 && members.len() == 4 || t.elapsed() > Duration::from_secs(10) {
+                break (groups, members);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let found = descendants(own.as_raw()).expect("this kernel lists children");
+        kill_group(&mut child);
+        assert_eq!(found.len(), 3, "the two sleeps and the subshell: {found:?}");
+        assert_eq!(groups.len(), 2, "the shell's group and the one its child made: {groups:?}");
+        assert_eq!(groups[0], own);
+        assert!(members.contains(&own.as_raw()) && found.iter().all(|p| members.contains(p)), "{members:?} {found:?}");
+        // Nothing of either group lives on (zombies waiting for init may).
+        assert!(!any_alive(&groups, &members));
+    }
+}
