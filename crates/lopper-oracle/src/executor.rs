@@ -268,7 +268,10 @@ impl std::ops::AddAssign for Wasted {
 /// more candidates that are useful only if it is not; when no slot is free and the run has
 /// lasted so long that it passes at odds of 3 to 1 or more, the run of the latest later
 /// candidate yields its slot to the first successor (once per candidate; that candidate
-/// runs again if its verdict is still needed). Those runs are carried into the next calls;
+/// runs again if its verdict is still needed). While most recent verdicts were interesting
+/// (a reduction's first steps, where whole unused functions go one after another), a
+/// candidate's successors take the free slots as soon as it starts: before the durations
+/// can tell the verdicts apart, and whatever they say. Those runs are carried into the next calls;
 /// when a later call reaches a candidate with the same text, its run is adopted (or its
 /// finished verdict used) instead of a new one, so the verdicts, their order and the
 /// counts stay those of `-j 1`.
@@ -281,6 +284,8 @@ pub struct Speculation {
     carried: Vec<Carried>,
     /// Runs recorded so far: rejected, interesting.
     seen: (usize, usize),
+    /// The last [`RECENT`] verdicts, oldest first (`true`: interesting).
+    recent: std::collections::VecDeque<bool>,
 }
 
 /// A successor's run carried between calls of [`first_interesting`].
@@ -305,6 +310,8 @@ const MIN_HISTORY: usize = 3;
 /// The odds (interesting to rejected) a long run must have before a later run yields its
 /// slot to its successors.
 const CERTAIN: f64 = 3.0;
+/// Verdicts whose majority decides [`Speculation::eager`].
+const RECENT: usize = 8;
 
 impl Speculation {
     /// How long a run must have lasted before its success is speculated on: longer than
@@ -322,6 +329,14 @@ impl Speculation {
         };
         let (r, i) = (quantile(&self.rejected, 0.5), quantile(&self.interesting, 0.5));
         (i.as_secs_f64() >= 1.5 * r.as_secs_f64()).then(|| quantile(&self.rejected, 0.9).min((r + i) / 2))
+    }
+
+    /// Whether more of the last [`RECENT`] verdicts were interesting than not: then a
+    /// running candidate's successors are the better bet for a free slot than the next
+    /// candidate, which matters only if it fails.
+    fn eager(&self) -> bool {
+        let yes = self.recent.iter().filter(|&&v| v).count();
+        2 * yes > self.recent.len()
     }
 
     /// How long a run must have lasted before a later candidate's run yields its slot to
@@ -347,6 +362,10 @@ impl Speculation {
         } else {
             self.seen.0 += 1;
         }
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(interesting);
         let q = if interesting { &mut self.interesting } else { &mut self.rejected };
         if q.len() == HISTORY {
             q.pop_front();
@@ -459,8 +478,10 @@ pub fn first_interesting(
         // How long the first unknown candidate's run has lasted, if it is running.
         let known_for = |exec: &dyn Executor, running: &[(RunId, usize)]| running.iter().find(|r| r.1 == known).map(|r| exec.elapsed(r.0).unwrap_or_default());
         let outlasted = |t: Option<Duration>, exec: &dyn Executor, running: &[(RunId, usize)]| t.zip(known_for(exec, running)).is_some_and(|(t, e)| e > t);
-        // The first unknown candidate has run long: what follows its success goes first.
-        if parent.is_none() && outlasted(patience, exec, &running) && !spec.carried.iter().any(|c| c.fresh) {
+        // The first unknown candidate has run long (or runs, while most verdicts pass): what
+        // follows its success goes first.
+        let eager = jobs > 1 && spec.eager() && known_for(exec, &running).is_some();
+        if parent.is_none() && (eager || outlasted(patience, exec, &running)) && !spec.carried.iter().any(|c| c.fresh) {
             // Asked once per call: with none, the failure path goes on as usual.
             pending = successors(known).into();
             parent = Some(known);
@@ -484,6 +505,9 @@ pub fn first_interesting(
             }
         }
         let mut failed = None;
+        // Set when the first unknown candidate just started and its successors should have
+        // the next slots: the speculation above decides before any later candidate starts.
+        let mut recheck = false;
         while running.len() + spec.in_flight() < jobs.max(1) {
             if let Some(text) = parent.and_then(|_| pending.pop_front()) {
                 match exec.submit(&text, capture) {
@@ -538,9 +562,16 @@ pub fn first_interesting(
                     break;
                 }
             }
+            if jobs > 1 && parent.is_none() && spec.eager() && verdicts[..i].iter().all(Option::is_some) {
+                recheck = true;
+                break;
+            }
         }
         if let Some(e) = failed {
             break Err(e);
+        }
+        if recheck {
+            continue;
         }
         if running.is_empty() && spec.in_flight() == 0 {
             // Everything left was skipped or answered by a carried run.
