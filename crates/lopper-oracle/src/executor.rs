@@ -550,16 +550,19 @@ pub fn first_interesting(
                 tracing::debug!(candidate = i, finished = c.done.is_some(), "successor used");
                 wasted.successors_used += 1;
                 match c.done {
-                    Some(f) => verdicts[i] = Some(Some(verdict_of(f, spec))),
+                    Some(f) => {
+                        verdicts[i] = Some(Some(verdict_of(f, spec)));
+                        continue;
+                    }
                     None => running.push((c.id, i)),
                 }
-                continue;
-            }
-            match exec.submit(candidates[i], capture) {
-                Ok(id) => running.push((id, i)),
-                Err(e) => {
-                    failed = Some(e);
-                    break;
+            } else {
+                match exec.submit(candidates[i], capture) {
+                    Ok(id) => running.push((id, i)),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
                 }
             }
             if jobs > 1 && parent.is_none() && spec.eager() && verdicts[..i].iter().all(Option::is_some) {
@@ -774,19 +777,25 @@ mod tests {
     /// next step's first candidate after it. Returns the verdicts of every call, the
     /// simulated time, and the counts.
     fn search(jobs: usize, speculate: bool) -> (Calls, u64, Wasted, usize) {
+        search_with(jobs, speculate, |s| s % 5, 10, 2)
+    }
+
+    /// [`search`] with step `s`'s interesting candidate `passing(s)` (none at 4 or more),
+    /// interesting runs taking `yes` ticks and rejected ones `no`.
+    fn search_with(jobs: usize, speculate: bool, passing: impl Fn(usize) -> usize, yes: u64, no: u64) -> (Calls, u64, Wasted, usize) {
         let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
         let mut spec = Speculation::default();
         let (mut all, mut total) = (Vec::new(), Wasted::default());
         let text = |s: usize, from: usize, j: usize| {
-            let d = if j == s % 5 { 10 } else { 2 };
-            format!("s{s} from{from} c{j} d{d}")
+            let (verdict, d) = if j == passing(s) { ("yes", yes) } else { ("no", no) };
+            format!("s{s} from{from} c{j} {verdict} d{d}")
         };
         let mut from = 0;
         for s in 0..40 {
             let texts: Vec<String> = (0..4).map(|j| text(s, from, j)).collect();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let mut successor = |i: usize| if speculate { (0..4).map(|j| text(s + 1, i, j)).collect() } else { Vec::new() };
-            let interesting = |f: Finished| if f.stdout.contains(" d10") { Verdict::Interesting } else { Verdict::NotInteresting };
+            let interesting = |f: Finished| if f.stdout.contains(" yes ") { Verdict::Interesting } else { Verdict::NotInteresting };
             let (verdicts, wasted) = first_interesting(&mut sim, jobs, &refs, false, &mut |_| Screened::Run, &mut successor, &mut spec, interesting);
             let verdicts = verdicts.unwrap();
             total += wasted;
@@ -815,6 +824,24 @@ mod tests {
         assert!(t_spec < t_plain && t_plain < t1, "simulated time: {t_spec} with successors, {t_plain} without, {t1} at -j 1");
         let (five, _, _, _) = search(5, true);
         assert_eq!(five, sequential);
+    }
+
+    #[test]
+    fn while_most_verdicts_pass_successors_start_at_once_whatever_the_durations() {
+        // Every step's first candidate passes, and runs take as long whatever their verdict:
+        // no duration tells a passing run apart, only the verdicts so far.
+        let (sequential, t1, _, _) = search_with(1, true, |_| 0, 5, 5);
+        let (plain, t_plain, _, _) = search_with(2, false, |_| 0, 5, 5);
+        let (spec, t_spec, w, _) = search_with(2, true, |_| 0, 5, 5);
+        assert_eq!(plain, sequential);
+        assert_eq!(spec, sequential);
+        assert_eq!(t_plain, t1, "without successors the second slot runs only wasted candidates");
+        assert!(w.successors_used >= 30, "{w:?}");
+        assert!(t_spec * 10 <= t1 * 6, "simulated time: {t_spec} with successors, {t1} at -j 1");
+        // Where most verdicts fail, the durations decide, and equal ones never speculate:
+        // one successor, after the first verdict (a pass) alone.
+        let (_, _, w, _) = search_with(2, true, |s| if s % 4 == 0 { 0 } else { 4 }, 5, 5);
+        assert_eq!(w.successors, 1, "{w:?}");
     }
 
     #[test]
