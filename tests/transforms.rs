@@ -135,3 +135,23 @@ fn count_commands_of_consecutive_transformations_run_side_by_side_with_jobs() {
     assert_eq!(results[0], results[1]);
     assert_eq!(results[0].0, "int a(int b) {\n    int c = b * 1 + 1;\n    return (c - 1) / 0;\n}\n");
 }
+
+#[test]
+fn a_transformation_is_not_run_twice_on_the_same_best() {
+    let (case, plug_in) = constants_case();
+    let log = case.path("runs.log");
+    // The plug-in, logging each instance number with the program it is run on.
+    let cmd = format!("echo {{n}} $(cksum < {{file}}) >> '{}'; python3 '{}' {{file}} {{n}} {{out}}", log.display(), plug_in.display());
+    let out = case.lopper(&["-q", "-j", "1", "--passes", "identifiers", "--transform", &cmd]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert_eq!(reduced, "int a(int b) {\n    int c = b * 1 + 1;\n    return (c - 1) / 0;\n}\n");
+    // The last round meets the best the round before ended on: its instances there were
+    // run then, and are not run again (a transformation is deterministic).
+    let runs: Vec<String> = fs::read_to_string(&log).unwrap().lines().map(str::to_string).collect();
+    let mut once = runs.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(once.len(), runs.len(), "a run repeated: {runs:?}");
+    assert!(runs.len() >= 5, "{runs:?}");
+}

@@ -6,7 +6,8 @@
 
 use super::{Context, Instance, Pass};
 use crate::oracle::{OracleError, TransformOutcome, TransformRunner};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -22,13 +23,36 @@ pub struct External {
     interrupted: Cell<bool>,
     /// Seconds spent running the command and its count.
     spent: Cell<f64>,
+    /// What the commands gave on the best they last ran on.
+    memo: RefCell<Memo>,
+}
+
+/// The count and the instances' outcomes (by `{n}`) on one best, known by its BLAKE3 hash:
+/// a later round that meets the same best (the fixpoint round; every pass after a round's
+/// last change) runs nothing again, since a transformation is deterministic (Regehr's
+/// contract). Runs that were interrupted or could not start are not kept.
+#[derive(Default)]
+struct Memo {
+    best: Option<[u8; 32]>,
+    count: Option<Result<usize, String>>,
+    outcomes: HashMap<usize, TransformOutcome>,
+}
+
+impl Memo {
+    /// Forgets everything unless it was about `best`.
+    fn on(&mut self, best: &str) {
+        let h: [u8; 32] = blake3::hash(best.as_bytes()).into();
+        if self.best != Some(h) {
+            *self = Memo { best: Some(h), ..Memo::default() };
+        }
+    }
 }
 
 impl External {
     /// A pass named `name` that runs `runner`'s command with `{n}` = 1, 2, … until there is
     /// no instance.
     pub fn new(name: impl Into<String>, runner: TransformRunner) -> External {
-        External { name: name.into(), runner, count: None, instances: None, interrupted: Cell::new(false), spent: Cell::new(0.0) }
+        External { name: name.into(), runner, count: None, instances: None, interrupted: Cell::new(false), spent: Cell::new(0.0), memo: RefCell::default() }
     }
 
     /// With a count command (`{file}`; it prints the number of instances `c` of the current
@@ -58,13 +82,23 @@ impl Pass for External {
     }
 
     fn prepare(&mut self, cx: Context<'_>) {
-        let instances = self.count.as_ref().map(|c| match self.timed(|| self.runner.count(c, cx.best)) {
-            Ok(answer) => answer,
-            Err(OracleError::Interrupted) => {
-                self.interrupted.set(true);
-                Ok(0)
+        self.memo.get_mut().on(cx.best);
+        let known = self.memo.get_mut().count.clone();
+        let instances = self.count.as_ref().map(|c| {
+            if let Some(answer) = known {
+                return answer;
             }
-            Err(e) => Err(e.to_string()),
+            match self.timed(|| self.runner.count(c, cx.best)) {
+                Ok(answer) => {
+                    self.memo.borrow_mut().count = Some(answer.clone());
+                    answer
+                }
+                Err(OracleError::Interrupted) => {
+                    self.interrupted.set(true);
+                    Ok(0)
+                }
+                Err(e) => Err(e.to_string()),
+            }
         });
         self.instances = instances;
     }
@@ -76,7 +110,15 @@ impl Pass for External {
             Some(Ok(_)) => return Instance::Exhausted,
             Some(Err(why)) => return Instance::Error(why.clone()),
         };
-        match self.timed(|| self.runner.run(cx.best, n)) {
+        self.memo.borrow_mut().on(cx.best);
+        let known = self.memo.borrow().outcomes.get(&n).cloned();
+        let outcome = match known {
+            Some(o) => Ok(o),
+            None => self.timed(|| self.runner.run(cx.best, n)).inspect(|o| {
+                self.memo.borrow_mut().outcomes.insert(n, o.clone());
+            }),
+        };
+        match outcome {
             Ok(TransformOutcome::Variant(text)) => Instance::Text(text),
             Ok(TransformOutcome::Unchanged) => Instance::Skip,
             Ok(TransformOutcome::NoInstance) => Instance::Exhausted,
