@@ -361,19 +361,19 @@ fn kill_group(child: &mut std::process::Child) {
     let _ = child.wait();
 }
 
-/// A process's state, parent and process group, from `/proc/PID/stat`.
-fn proc_stat(pid_dir: &Path) -> Option<(char, i32, i32)> {
-    let stat = fs::read_to_string(pid_dir.join("stat")).ok()?;
+/// Process `pid`'s state, parent and process group, from `/proc/PID/stat`.
+fn proc_stat(pid: i32) -> Option<(char, i32, i32)> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
     let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
     let state = fields.next()?.chars().next()?;
     Some((state, fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
 }
 
-/// The processes in `/proc`: each one's directory; `None` where `/proc` cannot be read.
-fn procs() -> Option<impl Iterator<Item = PathBuf>> {
+/// The processes in `/proc`, by pid; `None` where `/proc` cannot be read.
+fn procs() -> Option<impl Iterator<Item = i32>> {
     let dir = fs::read_dir("/proc").ok()?;
-    Some(dir.flatten().filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))).map(|e| e.path()))
+    Some(dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()))
 }
 
 /// The descendants of process `root`, from its threads' `/proc/PID/task/TID/children`
@@ -407,16 +407,11 @@ fn descendants(root: i32) -> Option<Vec<i32>> {
 /// saw. The snapshot is of `own`'s descendants ([`descendants`]), or, where the kernel
 /// cannot list children, of one pass over `/proc`; just `own` where `/proc` cannot be read.
 fn run_groups(own: Pid) -> (Vec<Pid>, Vec<i32>) {
-    let stat = |pid: i32| proc_stat(&Path::new("/proc").join(pid.to_string())).map(|(_, ppid, pgrp)| (pid, ppid, pgrp));
-    let table: Vec<(i32, i32, i32)> = match descendants(own.as_raw()) {
-        Some(pids) => pids.into_iter().chain([own.as_raw()]).filter_map(stat).collect(),
-        None => procs()
-            .into_iter()
-            .flatten()
-            .filter_map(|d| Some((d.file_name()?.to_str()?.parse().ok()?, proc_stat(&d)?)))
-            .map(|(pid, (_, ppid, pgrp))| (pid, ppid, pgrp))
-            .collect(),
+    let pids: Vec<i32> = match descendants(own.as_raw()) {
+        Some(pids) => pids.into_iter().chain([own.as_raw()]).collect(),
+        None => procs().into_iter().flatten().collect(),
     };
+    let table: Vec<(i32, i32, i32)> = pids.into_iter().filter_map(|pid| proc_stat(pid).map(|(_, ppid, pgrp)| (pid, ppid, pgrp))).collect();
     let mine = nix::unistd::getpgrp().as_raw();
     let mut groups = vec![own.as_raw()];
     let mut frontier = vec![own.as_raw()];
@@ -451,7 +446,7 @@ fn any_alive(groups: &[Pid], members: &[i32]) -> bool {
     }
     let mut explained = vec![false; left.len()];
     for pid in members {
-        let Some((state, _, pgrp)) = proc_stat(&Path::new("/proc").join(pid.to_string())) else { continue };
+        let Some((state, _, pgrp)) = proc_stat(*pid) else { continue };
         let Some(g) = left.iter().position(|&g| g == pgrp) else { continue };
         if state != 'Z' {
             return true;
@@ -462,7 +457,7 @@ fn any_alive(groups: &[Pid], members: &[i32]) -> bool {
         return false;
     }
     let alive = |(state, _, pgrp): (char, i32, i32)| left.contains(&pgrp) && state != 'Z';
-    procs().is_none_or(|mut all| all.any(|d| proc_stat(&d).is_some_and(alive)))
+    procs().is_none_or(|mut all| all.any(|pid| proc_stat(pid).is_some_and(alive)))
 }
 
 /// What went wrong with a command that did not succeed, for the user: `who` and how it
