@@ -83,11 +83,20 @@ pub struct GenerateArgs {
 }
 
 fn parse_align(name: &str) -> Result<Align, String> {
-    Align::ALL.iter().find(|(_, n)| *n == name).map(|(a, _)| *a).ok_or_else(|| format!("unknown alignment `{name}` (halt, bypass, re-align)"))
+    by_name(&Align::ALL, "alignment", name)
 }
 
 fn parse_strategy(name: &str) -> Result<Strategy, String> {
-    Strategy::ALL.iter().find(|(_, n)| *n == name).map(|(a, _)| *a).ok_or_else(|| format!("unknown algorithm `{name}` (tree, sequence, tree-then-sequence)"))
+    by_name(&Strategy::ALL, "algorithm", name)
+}
+
+/// The value named `name` in `all`, or an error naming every value (so a new one is listed
+/// as soon as it is in `all`).
+fn by_name<T: Copy>(all: &[(T, &'static str)], what: &str, name: &str) -> Result<T, String> {
+    all.iter().find(|(_, n)| *n == name).map(|(v, _)| *v).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|(_, n)| *n).collect();
+        format!("unknown {what} `{name}` ({})", names.join(", "))
+    })
 }
 
 /// Writes `text` to `path` through a temporary file beside it, so a reader never sees half.
