@@ -8,9 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 runs=${1:-20}
-shims=$root/crates/lopper-oracle/shims
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The shims from a copy, as lopper runs them: the Python one caches its bytecode beside
+# itself, which belongs in a scratch directory, not in the repository.
+cp -r "$root/crates/lopper-oracle/shims" "$work/shims"
+shims=$work/shims
 # A generator heavy in choices: 79,800 coins of G(400, 0.01), written as an edge list.
 cat > "$work/big_graph.py" <<'PY'
 import random, sys
@@ -31,7 +34,11 @@ measure() { # NAME COMMAND...
   local replay=(env PYTHONPATH="$shims/python" NODE_OPTIONS="--require $shims/node/lopper_trace.js" LOPPER_TRACE_MODE=replay LOPPER_TRACE_IN="$work/trace.in" LOPPER_TRACE_OUT="$work/trace.out")
   "${record[@]}" "$@" > /dev/null
   cp "$work/trace" "$work/trace.in"
-  echo "## $name: $(wc -l < "$work/trace") choices"
+  echo "## $name: $(python3 -c 'import sys; from base64 import b64decode as d; import json
+n = 0
+for l in open(sys.argv[1]):
+    e = json.loads(l); n += len(d(e["f64"])) // 8 if "f64" in e else len(e.get("values", [0]))
+print(n)' "$work/trace") choices"
   hyperfine -N -w 2 -r "$runs" --export-markdown "$work/table.md" \
     -n plain "$(printf '%q ' "$@")" \
     -n record "$(printf '%q ' "${record[@]}" "$@")" \

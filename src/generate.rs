@@ -5,6 +5,7 @@
 
 use crate::{exit, sanity_failure_message, Fail};
 use clap::Args;
+use lopper_reduce::generator::trace::Trace;
 use lopper_reduce::generator::{self, GenOptions, GenProgress, GenStats, Strategy};
 use lopper_reduce::oracle::cache::{PersistentCache, TestIdentity};
 use lopper_reduce::oracle::generator::{Align, GeneratorRunner};
@@ -122,11 +123,11 @@ struct Keeper<'a> {
 }
 
 impl GenProgress for Keeper<'_> {
-    fn new_best(&mut self, output: &str, trace: &str, stats: &GenStats) -> std::io::Result<()> {
-        write_atomic(&trace_path(self.out), trace)?;
+    fn new_best(&mut self, output: &str, trace: &Trace, stats: &GenStats) -> std::io::Result<()> {
+        write_atomic(&trace_path(self.out), &trace.to_jsonl())?;
         write_atomic(self.out, output)?;
         if !self.quiet {
-            eprintln!("lopper: {} bytes, {} choices ({} tests so far)", output.len(), trace.lines().count(), stats.tests);
+            eprintln!("lopper: {} bytes, {} choices ({} tests so far)", output.len(), trace.len(), stats.tests);
         }
         Ok(())
     }

@@ -13,8 +13,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The Python shim: a `sitecustomize.py` that lopper puts first on `PYTHONPATH`.
-pub const PYTHON_SHIM: &str = include_str!("../shims/python/sitecustomize.py");
+/// The Python shim's start-up part: a `sitecustomize.py` that lopper puts first on
+/// `PYTHONPATH`, which imports [`PYTHON_SHIM`] when a trace is asked for.
+pub const PYTHON_SITECUSTOMIZE: &str = include_str!("../shims/python/sitecustomize.py");
+/// The Python shim itself (`_lopper_trace.py`, beside [`PYTHON_SITECUSTOMIZE`]).
+pub const PYTHON_SHIM: &str = include_str!("../shims/python/_lopper_trace.py");
 /// The Node.js shim, loaded with `NODE_OPTIONS=--require`.
 pub const NODE_SHIM: &str = include_str!("../shims/node/lopper_trace.js");
 /// The exit status with which a shim stops a replay that `halt` alignment gave up on.
@@ -90,8 +93,10 @@ impl GeneratorRunner {
         let root = tempfile::Builder::new().prefix("lopper-generate-").tempdir().map_err(io_at(&std::env::temp_dir()))?;
         let python = root.path().join("python");
         fs::create_dir(&python).map_err(io_at(&python))?;
-        let py = python.join("sitecustomize.py");
-        fs::write(&py, PYTHON_SHIM).map_err(io_at(&py))?;
+        for (name, text) in [("sitecustomize.py", PYTHON_SITECUSTOMIZE), ("_lopper_trace.py", PYTHON_SHIM)] {
+            let py = python.join(name);
+            fs::write(&py, text).map_err(io_at(&py))?;
+        }
         let node = root.path().join("lopper_trace.js");
         fs::write(&node, NODE_SHIM).map_err(io_at(&node))?;
         Ok(GeneratorRunner { argv, timeout, interrupt, root, python, node, runs: AtomicUsize::new(0) })

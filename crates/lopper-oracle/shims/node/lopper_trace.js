@@ -12,8 +12,21 @@ if ((mode === 'record' || mode === 'replay') && !process.env.LOPPER_TRACE_ACTIVE
   const original = Math.random;
   const out = [];
   const align = process.env.LOPPER_TRACE_ALIGN || 're-align';
+  // A line is one choice (`value`) or a run of them (`values`, or `f64`: base64 of
+  // little-endian doubles); the replay works on single choices.
+  const doubles = (b64) => {
+    const bytes = Buffer.from(b64, 'base64');
+    const xs = [];
+    for (let i = 0; i + 8 <= bytes.length; i += 8) xs.push(bytes.readDoubleLE(i));
+    return xs;
+  };
+  const choicesOf = (e) => {
+    if (e.f64 === undefined && e.values === undefined) return [e];
+    const values = e.f64 !== undefined ? doubles(e.f64) : e.values;
+    return values.map((value) => ({ api: e.api, args: e.args, value, stack: e.stack }));
+  };
   const traceIn = mode === 'replay'
-    ? fs.readFileSync(process.env.LOPPER_TRACE_IN, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+    ? fs.readFileSync(process.env.LOPPER_TRACE_IN, 'utf8').split('\n').filter((l) => l.trim()).flatMap((l) => choicesOf(JSON.parse(l)))
     : [];
   const key = (st) => st.map((s) => s[1]).join(' ');
   // Each entry's call-site key once, not at every comparison.

@@ -122,11 +122,11 @@ pub struct GenOutcome {
 
 /// Receives each new best (to keep it on disk).
 pub trait GenProgress {
-    /// A new best output and the trace that makes it.
+    /// A new best output and the trace that makes it (its file form: [`Trace::to_jsonl`]).
     ///
     /// # Errors
     /// Whatever keeping it failed with; it stops the search.
-    fn new_best(&mut self, output: &str, trace: &str, stats: &GenStats) -> std::io::Result<()>;
+    fn new_best(&mut self, output: &str, trace: &Trace, stats: &GenStats) -> std::io::Result<()>;
 }
 
 /// Why a generator reduction cannot start or go on.
@@ -542,8 +542,7 @@ impl Search<'_> {
         self.best_output = out;
         self.best = trace;
         self.stats.accepted += 1;
-        let jsonl = self.best.to_jsonl();
-        self.progress.new_best(&self.best_output, &jsonl, &self.stats).map_err(OracleError::Keep)?;
+        self.progress.new_best(&self.best_output, &self.best, &self.stats).map_err(OracleError::Keep)?;
         tracing::debug!(bytes = self.best_output.len(), choices = self.best.len(), "new best generator output");
         Ok(Some(w))
     }

@@ -117,18 +117,21 @@ fn low_markers_give_the_smallest_values() {
 #[test]
 fn node_math_random_is_recorded_and_replayed() {
     let dir = tempfile::tempdir().unwrap();
-    let src = "const n = 1 + Math.floor(Math.random() * 6);\nconst xs = [];\nfor (let i = 0; i < n; i++) xs.push(Math.floor(Math.random() * 100));\nconsole.log(xs.join(' '));\n";
+    let src = "const n = 2 + Math.floor(Math.random() * 6);\nconst xs = [];\nfor (let i = 0; i < n; i++) xs.push(Math.floor(Math.random() * 100));\nconsole.log(xs.join(' '));\n";
     let r = runner(&dir, "gen.js", src, &["node"]);
     let recorded = r.run(None, Align::Realign).unwrap();
     let trace = Trace::parse(&recorded.trace).unwrap();
     let n: usize = recorded.output.as_ref().unwrap().split_whitespace().count();
     assert_eq!(trace.len(), n + 1);
     assert!(trace.choices.iter().all(|c| c.api == "random"));
-    let again = r.run(Some(&trace.to_jsonl()), Align::Halt).unwrap();
+    // The loop's draws travel to the shim as one run of doubles (`f64`).
+    let jsonl = trace.to_jsonl();
+    assert!(jsonl.lines().count() < trace.len() && jsonl.contains("\"f64\""), "{jsonl}");
+    let again = r.run(Some(&jsonl), Align::Halt).unwrap();
     assert_eq!(again.output, recorded.output);
-    // All choices at their smallest: one element, 0.
+    // All choices at their smallest: two elements, 0 (the markers as one run of `values`).
     let low = Trace { choices: trace.choices.iter().map(|c| c.with_value(LOW)).collect() };
-    assert_eq!(r.run(Some(&low.to_jsonl()), Align::Realign).unwrap().output.unwrap(), "0\n");
+    assert_eq!(r.run(Some(&low.to_jsonl()), Align::Realign).unwrap().output.unwrap(), "0 0\n");
 }
 
 #[test]
@@ -173,4 +176,74 @@ fn a_value_that_no_longer_fits_wraps_an_index_and_clamps_a_number() {
     let edited = Trace { choices: vec![trace.choices[0].with_value("4"), trace.choices[1].with_value("9"), trace.choices[2].with_value("10")] };
     let run = r.run(Some(&edited.to_jsonl()), Align::Realign).unwrap();
     assert_eq!(run.output.unwrap(), "4 1 4\n");
+}
+
+#[test]
+fn runs_of_choices_are_written_as_one_line_and_read_back_as_the_same_choices() {
+    let stack = r#"[[1,"g.py:3"],[2,"g.py:9"]]"#;
+    let mut text = String::new();
+    for v in ["0.25", "1e-07", "0.5"] {
+        text += &format!("{{\"api\":\"random\",\"args\":[],\"value\":{v},\"stack\":{stack}}}\n");
+    }
+    for v in ["3", "4", "{\"lopper\":\"low\"}"] {
+        text += &format!("{{\"api\":\"randint\",\"args\":[0,9,1],\"value\":{v},\"stack\":{stack}}}\n");
+    }
+    text += &format!("{{\"api\":\"randint\",\"args\":[0,5,1],\"value\":2,\"stack\":{stack}}}\n");
+    let trace = Trace::parse(&text).unwrap();
+    assert_eq!(trace.len(), 7);
+    let jsonl = trace.to_jsonl();
+    let lines: Vec<&str> = jsonl.lines().collect();
+    // The floats as doubles, the integers and the marker as JSON, the last choice (another
+    // shape) on its own.
+    assert_eq!(lines.len(), 3, "{jsonl}");
+    assert!(lines[0].contains("\"f64\":") && !lines[0].contains("\"values\""), "{}", lines[0]);
+    assert!(lines[1].contains(r#""values":[3,4,{"lopper":"low"}]"#), "{}", lines[1]);
+    assert!(lines[2].contains(r#""value":2"#), "{}", lines[2]);
+    let back = Trace::parse(&jsonl).unwrap();
+    assert_eq!(back.len(), trace.len());
+    for (a, b) in trace.choices.iter().zip(&back.choices) {
+        assert_eq!((&a.api, &a.args, &a.stack), (&b.api, &b.args, &b.stack));
+        match (a.value.get().parse::<f64>(), b.value.get().parse::<f64>()) {
+            (Ok(x), Ok(y)) => assert_eq!(x.to_bits(), y.to_bits(), "{} {}", a.value, b.value),
+            _ => assert_eq!(a.value.get(), b.value.get()),
+        }
+    }
+    // The integers stay integers (the shim answers randint with an int).
+    assert_eq!(back.choices[3].value.get(), "3");
+    // A line with two kinds of value is refused, with its line number.
+    let bad = format!("{}\n{{\"api\":\"random\",\"args\":[],\"value\":0.5,\"values\":[0.5],\"stack\":[]}}\n", lines[2]);
+    assert_eq!(Trace::parse(&bad).unwrap_err().0, 2);
+    assert_eq!(Trace::parse("{\"api\":\"random\",\"args\":[],\"f64\":\"AAAA\",\"stack\":[]}").unwrap_err().0, 1);
+}
+
+#[test]
+fn a_python_loop_of_coins_is_recorded_as_one_run_and_replays_edited() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        "import random, sys\nrng = random.Random(int(sys.argv[1]))\ncoins = [rng.random() < 0.5 for _ in range(2000)]\nprint(sum(coins), rng.randint(1, 6))\n";
+    let r = runner(&dir, "coins.py", src, &["python3", "3"]);
+    let recorded = r.run(None, Align::Realign).unwrap();
+    assert_eq!(recorded.output.clone().unwrap(), plain_output(&dir, "coins.py", &["python3", "3"]));
+    // 2,000 coins from one frame and line: one line of the shim's trace.
+    assert_eq!(recorded.trace.lines().count(), 2, "{}", &recorded.trace[..200.min(recorded.trace.len())]);
+    let trace = Trace::parse(&recorded.trace).unwrap();
+    assert_eq!(trace.len(), 2001);
+    let heads = |t: &Trace| t.choices[..2000].iter().filter(|c| c.value.get().parse::<f64>().unwrap() < 0.5).count();
+    let die = trace.choices[2000].value.get().to_string();
+    assert_eq!(recorded.output.clone().unwrap(), format!("{} {die}\n", heads(&trace)));
+    // Coins 100..200 turned to tails and 300..310 to their smallest value (heads): the run
+    // goes back as doubles and as JSON values with markers; the die keeps its value.
+    let mut edited = trace.clone();
+    for c in &mut edited.choices[100..200] {
+        *c = c.with_value("0.75");
+    }
+    let mut want = heads(&edited);
+    want += edited.choices[300..310].iter().filter(|c| c.value.get().parse::<f64>().unwrap() >= 0.5).count();
+    for c in &mut edited.choices[300..310] {
+        *c = c.with_value(LOW);
+    }
+    let run = r.run(Some(&edited.to_jsonl()), Align::Halt).unwrap();
+    assert!(run.misaligned.is_empty());
+    assert_eq!(run.output.unwrap(), format!("{want} {die}\n"));
+    assert_eq!(Trace::parse(&run.trace).unwrap().len(), 2001);
 }

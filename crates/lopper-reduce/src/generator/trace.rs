@@ -1,6 +1,7 @@
 //! Traces: the random choices of one generator run, as the shims write them (JSON lines,
 //! docs/generators.md), and the edits the reducer makes to them.
 
+use base64::prelude::{Engine as _, BASE64_STANDARD};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -98,26 +99,105 @@ pub struct Trace {
     pub choices: Vec<Choice>,
 }
 
+/// One line of a trace file (docs/generators.md, "The protocol"): a single choice
+/// (`value`), or a run of choices of one API, argument shape and stack, as a JSON array
+/// (`values`) or as base64 of little-endian IEEE 754 doubles (`f64`, for floats).
+#[derive(Deserialize)]
+struct Line {
+    api: String,
+    args: Vec<serde_json::Value>,
+    #[serde(default)]
+    value: Option<Box<RawValue>>,
+    #[serde(default)]
+    values: Option<Vec<Box<RawValue>>>,
+    #[serde(default)]
+    f64: Option<String>,
+    stack: Vec<(u64, String)>,
+}
+
+/// The serialized form of a run of two or more choices (see [`Line`]).
+#[derive(Serialize)]
+struct RunLine<'a> {
+    api: &'a str,
+    args: &'a [serde_json::Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values: Option<Vec<&'a RawValue>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    f64: Option<String>,
+    stack: &'a [(u64, String)],
+}
+
+/// The run's values as base64 doubles, if each is written as a finite float literal (so
+/// the shim reads back the very same float; an integer stays a JSON number).
+fn as_f64_base64(values: &[&RawValue]) -> Option<String> {
+    let mut bytes = Vec::with_capacity(8 * values.len());
+    for v in values {
+        let t = v.get();
+        if !t.contains(['.', 'e', 'E']) {
+            return None;
+        }
+        let x: f64 = t.parse().ok().filter(|x: &f64| x.is_finite())?;
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+    Some(BASE64_STANDARD.encode(bytes))
+}
+
 impl Trace {
-    /// Reads JSON lines (blank lines skipped).
+    /// Reads JSON lines (blank lines skipped); a run line becomes its choices, in order.
     ///
     /// # Errors
-    /// The first line that is not a choice, with its line number (from 1).
+    /// The first line that is not a choice or a run of them, with its line number (from 1).
     pub fn parse(text: &str) -> Result<Trace, (usize, serde_json::Error)> {
+        use serde::de::Error as _;
         let mut choices = Vec::new();
         for (i, line) in text.lines().enumerate() {
-            if !line.trim().is_empty() {
-                choices.push(serde_json::from_str(line).map_err(|e| (i + 1, e))?);
+            if line.trim().is_empty() {
+                continue;
             }
+            let at = |e| (i + 1, e);
+            let l: Line = serde_json::from_str(line).map_err(at)?;
+            let values = match (l.value, l.values, l.f64) {
+                (Some(v), None, None) => vec![v],
+                (None, Some(vs), None) => vs,
+                (None, None, Some(b)) => {
+                    let bytes = BASE64_STANDARD.decode(b.as_bytes()).map_err(|e| at(serde_json::Error::custom(format!("f64: {e}"))))?;
+                    if bytes.len() % 8 != 0 {
+                        return Err(at(serde_json::Error::custom("f64: not a whole number of doubles")));
+                    }
+                    let mut vs = Vec::with_capacity(bytes.len() / 8);
+                    for d in bytes.chunks_exact(8) {
+                        let x = f64::from_le_bytes(d.try_into().expect("8 bytes"));
+                        if !x.is_finite() {
+                            return Err(at(serde_json::Error::custom("f64: a value that is not finite")));
+                        }
+                        vs.push(RawValue::from_string(serde_json::to_string(&x).map_err(at)?).map_err(at)?);
+                    }
+                    vs
+                }
+                _ => return Err(at(serde_json::Error::custom("a trace line needs exactly one of `value`, `values` and `f64`"))),
+            };
+            choices.extend(values.into_iter().map(|value| Choice { api: l.api.clone(), args: l.args.clone(), value, stack: l.stack.clone() }));
         }
         Ok(Trace { choices })
     }
 
-    /// Writes JSON lines, one choice per line.
+    /// Writes JSON lines: consecutive choices of one API, argument shape and stack as one run
+    /// line (floats as `f64`), a choice on its own as one choice line.
     pub fn to_jsonl(&self) -> String {
         let mut s = String::new();
-        for c in &self.choices {
-            s.push_str(&serde_json::to_string(c).expect("a choice serializes"));
+        let mut rest = &self.choices[..];
+        while let Some(first) = rest.first() {
+            let n = rest.iter().take_while(|c| c.api == first.api && c.args == first.args && c.stack == first.stack).count();
+            let (run, tail) = rest.split_at(n);
+            rest = tail;
+            if n == 1 {
+                s.push_str(&serde_json::to_string(first).expect("a choice serializes"));
+            } else {
+                let values: Vec<&RawValue> = run.iter().map(|c| &*c.value).collect();
+                let f64 = as_f64_base64(&values);
+                let line = RunLine { api: &first.api, args: &first.args, values: f64.is_none().then_some(values), f64, stack: &first.stack };
+                s.push_str(&serde_json::to_string(&line).expect("a run serializes"));
+            }
             s.push('\n');
         }
         s
