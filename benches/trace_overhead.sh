@@ -21,6 +21,18 @@ import networkx as nx
 g = nx.gnp_random_graph(400, 0.01, seed=random.Random(int(sys.argv[1])))
 print(sorted(g.edges()))
 PY
+# A recursive Python generator (a random program's expressions): nearly every call from
+# another stack, the opposite of G(n, p)'s loop.
+cat > "$work/expr.py" <<'PY'
+import random, sys
+rng = random.Random(int(sys.argv[1]))
+def expr(d):
+    if d > 6 or rng.random() < 0.3:
+        return str(rng.randint(0, 99))
+    return "(%s %s %s)" % (expr(d + 1), rng.choice("+-*"), expr(d + 1))
+for i in range(300):
+    print("x%d = %s" % (i, expr(0)))
+PY
 # A Node generator: a random arithmetic expression from Math.random.
 cat > "$work/expr.js" <<'JS'
 const pick = (n) => Math.floor(Math.random() * n);
@@ -45,7 +57,11 @@ print(n)' "$work/trace") choices"
     -n replay "$(printf '%q ' "${replay[@]}" "$@")" > /dev/null
   cat "$work/table.md"
 }
-measure "passwords.py 7" python3 "$root/examples/generators/passwords.py" 7
-measure "graphs/graph.py 10" python3 "$root/examples/generators/graphs/graph.py" 10
-measure "G(400, 0.01)" python3 "$work/big_graph.py" 1
+# The interpreter itself, not a version manager's wrapper script in front of it (pyenv's
+# `python3` is a shell script that added about 60 ms to every run here, plain runs too).
+py=$(python3 -c 'import sys; print(sys.executable)')
+measure "passwords.py 7" "$py" "$root/examples/generators/passwords.py" 7
+measure "graphs/graph.py 10" "$py" "$root/examples/generators/graphs/graph.py" 10
+measure "G(400, 0.01)" "$py" "$work/big_graph.py" 1
+measure "expr.py 1" "$py" "$work/expr.py" 1
 measure "expr.js" node "$work/expr.js"

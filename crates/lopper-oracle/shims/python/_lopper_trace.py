@@ -44,11 +44,22 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
             _names[filename] = n
         return n
 
-    # The last call's stack, outermost first: [frame, [invocation, "file:line"]] per frame;
-    # each of those frames' position in it, by id; and the list the last call returned.
+    # The last call's stack, outermost first: (frame, [invocation, "file:line"], file name)
+    # per frame; each of those frames' position in it, by id; and the list the last call
+    # returned.
     _last = []
     _last_pos = {}
     _last_result = [None]
+    # "file:line" of a frame at an instruction, by (code, f_lasti): a frame's f_lineno is
+    # worked out from its line table at every read (0.6 µs), its f_lasti is not.
+    _site_of = {}
+
+    def _site(fr, n):
+        key = (fr.f_code, fr.f_lasti)
+        s = _site_of.get(key)
+        if s is None:
+            s = _site_of[key] = "%s:%d" % (n, fr.f_lineno)
+        return s
 
     def _stack(f):
         """The call stack from frame f (the wrapper's caller) out, without random.py and this
@@ -57,12 +68,17 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         Walks only up to the innermost frame the last call's stack shares: a frame that has
         not returned keeps its callers, and they are still at the same lines. A call from the
         same frame and line as the last one gets the last one's list itself (a loop drawing
-        thousands of choices builds no new lists, and the trace encodes each list once)."""
+        thousands of choices builds no new lists, and the trace encodes each list once), and
+        frames whose line has not changed keep their [invocation, "file:line"] lists."""
         global _last, _last_pos
         inner = []
         k = -1
+        names = _names
         while f is not None:
-            n = _file_name(f.f_code.co_filename)
+            fn = f.f_code.co_filename
+            n = names.get(fn, False)
+            if n is False:
+                n = _file_name(fn)
             if n is not None:
                 p = _last_pos.get(id(f))
                 if p is not None and _last[p][0] is f:
@@ -70,22 +86,24 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
                     break
                 inner.append((f, n))
             f = f.f_back
-        if not inner and k == len(_last) - 1 and k >= 0:
-            fr, (inv, site) = _last[k]
-            line = "%s:%d" % (_file_name(fr.f_code.co_filename), fr.f_lineno)
-            if line == site:
-                return _last_result[0]
-        for e in _last[k + 1:]:
-            del _last_pos[id(e[0])]
         new = []
         if k >= 0:
             # The shared frame may have moved to another line; its callers have not.
-            fr, (inv, _) = _last[k]
-            new = _last[:k] + [(fr, [inv, "%s:%d" % (_file_name(fr.f_code.co_filename), fr.f_lineno)])]
+            fr, pair, n = _last[k]
+            site = _site(fr, n)
+            if site == pair[1]:
+                if not inner and k == len(_last) - 1:
+                    return _last_result[0]
+                new = _last[: k + 1]
+            else:
+                new = _last[:k]
+                new.append((fr, [pair[0], site], n))
+        for e in _last[k + 1 :]:
+            del _last_pos[id(e[0])]
         for fr, n in reversed(inner):
             _next_inv[0] += 1
             _last_pos[id(fr)] = len(new)
-            new.append((fr, [_next_inv[0], "%s:%d" % (n, fr.f_lineno)]))
+            new.append((fr, [_next_inv[0], _site(fr, n)], n))
         _last = new
         _last_result[0] = [e[1] for e in new]
         return _last_result[0]
@@ -411,7 +429,7 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
         path = os.environ.get("LOPPER_TRACE_OUT")
         if path:
             # One encoder for all lines (json.dumps with options builds a new one per call),
-            # and each stack list encoded once however many runs share it.
+            # and each stack list and frame encoded once however many runs share it.
             encode = json.JSONEncoder(separators=(",", ":")).encode
             stacks = {}
             apis = {}
@@ -423,11 +441,28 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
                     return repr(v)
                 return encode(v)
 
+            pairs = {}  # id of an [invocation, "file:line"] list -> its JSON
+            sites = {}
+
+            def stack_json(st):
+                parts = []
+                for pair in st:
+                    pj = pairs.get(id(pair))
+                    if pj is None:
+                        sj = sites.get(pair[1])
+                        if sj is None:
+                            sj = sites[pair[1]] = encode(pair[1])
+                        pj = pairs[id(pair)] = "[%d,%s]" % (pair[0], sj)
+                    parts.append(pj)
+                return "[" + ",".join(parts) + "]"
+
             def line(run):
                 name, shape, st, vals = run
                 js = stacks.get(id(st))
                 if js is None:
-                    js = stacks[id(st)] = encode(st)
+                    # A recursive generator makes a new stack list at nearly every call, but
+                    # its frames' [invocation, "file:line"] lists are shared: each encoded once.
+                    js = stacks[id(st)] = stack_json(st)
                 api = apis.get(name)
                 if api is None:
                     api = apis[name] = encode(name)
@@ -474,9 +509,9 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     # last matched (whose invocations _fwd and _back then hold), are kept, not recomputed.
     _key_of = [None, None]
     _matched = [None, None]
-    # The trace run of the last entry a call took: [its first position, its end, the run];
-    # and whether the last call took one (rather than a fallback value).
-    _trun = [0, 0, None]
+    # The trace run of the last entry a call took: [its first position, its end, the run,
+    # its index]; and whether the last call took one (rather than a fallback value).
+    _trun = [0, 0, None, -1]
     _took = [False]
 
     def _matches(e, name, key, stack):
@@ -509,7 +544,12 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
             if stack is not _key_of[0]:
                 _key_of[0], _key_of[1] = stack, _key(stack)
             key = _key_of[1]
-            r = bisect.bisect_right(_starts, p) - 1 if p < _total else -1
+            if p >= _total:
+                r = -1
+            elif p == _trun[1]:
+                r = _trun[3] + 1  # aligned calls go through the trace in order
+            else:
+                r = bisect.bisect_right(_starts, p) - 1
             if r >= 0 and _matches(_trace_in[r], name, key, stack):
                 q, e = p, _trace_in[r]
             elif _align == "halt":
@@ -539,7 +579,7 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
                     _back[theirs] = mine
                 _matched[0], _matched[1] = stack, theirs_stack
             start = _starts[r]
-            _trun[0], _trun[1], _trun[2] = start, start + len(e["values"]), e
+            _trun[0], _trun[1], _trun[2], _trun[3] = start, start + len(e["values"]), e, r
         _pos[0] = q + 1
         _took[0] = True
         v = e["values"][q - _trun[0]]
