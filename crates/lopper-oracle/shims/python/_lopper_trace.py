@@ -24,7 +24,6 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     import random as _random
 
     _R = _random.Random
-    _orig = {}
     # The calls made, as runs: consecutive calls of one API with one argument shape from one
     # stack list (a loop's calls), [name, shape, stack, [value, ...]]; written one line a run.
     _runs = []
@@ -409,19 +408,22 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
     # re-align's search for the next entry of a call: the runs of each (API, call sites), in
     # order, and where each ends, so a misaligned call costs a bisection, not a scan.
     _positions = {}
-    for _e in _trace_in:
+    _lines, _trace_in = _trace_in, []
+    for _e in _lines:
         if "f64" in _e:
             _e["values"] = _doubles(_e["f64"])
         elif "values" not in _e:
             _e["values"] = [_e.get("value")]
-    _trace_in = [_e for _e in _trace_in if _e["values"]]
-    for _j, _e in enumerate(_trace_in):
+        if not _e["values"]:
+            continue
         _e.setdefault("key", _key(_e["stack"]))  # each run's call sites, once
         _starts.append(_total)
         _total += len(_e["values"])
         _runs_of, _ends = _positions.setdefault((_e["api"], _e["key"]), ([], []))
-        _runs_of.append(_j)
+        _runs_of.append(len(_trace_in))
         _ends.append(_total)
+        _trace_in.append(_e)
+    del _lines
     if _trace_in:
         gc.freeze()  # the trace lives until the end: out of the collector's later passes
 
@@ -676,7 +678,6 @@ if _MODE in ("record", "replay") and not os.environ.get("LOPPER_TRACE_ACTIVE"):
 
     for _name, _cls in _APIS.items():
         if hasattr(_R, _name):
-            _orig[_name] = getattr(_R, _name)
             setattr(_R, _name, _wrap(_name, _cls()))
             # The module-level functions are bound methods of a hidden instance, bound at import.
             if hasattr(_random, "_inst") and hasattr(_random, _name):

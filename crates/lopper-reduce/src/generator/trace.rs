@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 /// One random choice: which API was called, the shape of its arguments, the value it
 /// answered, and the call stack it was made from.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct Choice {
     /// The API (`randint`, `choice`, `random`, …).
     pub api: String,
@@ -115,11 +115,13 @@ struct Line {
     stack: Vec<(u64, String)>,
 }
 
-/// The serialized form of a run of two or more choices (see [`Line`]).
+/// A [`Line`] as lopper writes it, borrowing from the choices it stands for.
 #[derive(Serialize)]
-struct RunLine<'a> {
+struct LineRef<'a> {
     api: &'a str,
     args: &'a [serde_json::Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     values: Option<Vec<&'a RawValue>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -190,14 +192,15 @@ impl Trace {
             let n = rest.iter().take_while(|c| c.api == first.api && c.args == first.args && c.stack == first.stack).count();
             let (run, tail) = rest.split_at(n);
             rest = tail;
+            let mut line = LineRef { api: &first.api, args: &first.args, value: None, values: None, f64: None, stack: &first.stack };
             if n == 1 {
-                s.push_str(&serde_json::to_string(first).expect("a choice serializes"));
+                line.value = Some(&first.value);
             } else {
                 let values: Vec<&RawValue> = run.iter().map(|c| &*c.value).collect();
-                let f64 = as_f64_base64(&values);
-                let line = RunLine { api: &first.api, args: &first.args, values: f64.is_none().then_some(values), f64, stack: &first.stack };
-                s.push_str(&serde_json::to_string(&line).expect("a run serializes"));
+                line.f64 = as_f64_base64(&values);
+                line.values = line.f64.is_none().then_some(values);
             }
+            s.push_str(&serde_json::to_string(&line).expect("a trace line serializes"));
             s.push('\n');
         }
         s
