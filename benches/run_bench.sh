@@ -13,6 +13,7 @@
 #                 its best so far (the row says budget_hit=yes). Default: no budget.
 #   LOPPER        environment: the lopper binary to run (default: build target/release)
 #   JOBS          environment: -j for lopper (default: the number of cores)
+#   PASSES        environment: --passes for lopper (default: lopper's own default)
 set -euo pipefail
 algorithm=${ALGORITHM:-perses}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +45,7 @@ for case in "$corpus"/*/; do
   start=$(date +%s.%N)
   set +e
   # --no-cache: every run measures real tests, not verdicts remembered from an earlier run.
-  "${limit[@]}" "$lopper" --no-cache ${JOBS:+-j "$JOBS"} --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
+  "${limit[@]}" "$lopper" --no-cache ${JOBS:+-j "$JOBS"} ${PASSES:+--passes "$PASSES"} --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
   rc=$?
   set -e
   wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")

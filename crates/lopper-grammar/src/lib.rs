@@ -17,14 +17,16 @@ mod normal_form;
 mod pest_file;
 mod pnf;
 mod subsumption;
+mod symbol;
 mod tree_sitter_json;
 
 pub use ir::{Expr, Grammar};
 pub use normal_form::perses_normalize;
 pub use pest_file::{is_trivia, load_pest, pest_extensions, pest_nullable, show as show_pest_expr, PestGrammar};
 pub use pest_meta;
-pub use pnf::{grammar_from_rules, normalize, CstKind, PnfGrammar, PnfRule, Symbol, SymbolId, Terminal};
+pub use pnf::{grammar_from_rules, normalize, PnfGrammar};
 pub use subsumption::{nullable, nullable_from, Subsumption};
+pub use symbol::{CstKind, PnfRule, Symbol, SymbolId, Terminal};
 pub use tree_sitter_json::load_tree_sitter_json;
 
 /// Why a grammar could not be loaded or normalized.

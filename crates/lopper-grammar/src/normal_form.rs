@@ -11,8 +11,9 @@
 //! reading wherever the paper's rewrite would change it: right recursion `A ::= α A | β`
 //! becomes a star only where `α` starts with `β` (`A ::= β (γ β)*`), the form lists take.
 
-use crate::pnf::{PnfGrammar, PnfRule, Symbol, SymbolId};
+use crate::pnf::PnfGrammar;
 use crate::subsumption::nullable;
+use crate::symbol::{PnfRule, Symbol, SymbolId};
 use crate::GrammarError;
 use std::collections::HashMap;
 

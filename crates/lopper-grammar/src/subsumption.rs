@@ -5,7 +5,7 @@
 //! grammars this covers supertypes, hidden `_rules` and single-symbol choices. It is stored
 //! as one bitset row per symbol, the reflexive-transitive closure of the unit edges.
 
-use crate::pnf::{PnfRule, Symbol, SymbolId};
+use crate::symbol::{PnfRule, Symbol, SymbolId};
 
 /// Reflexive-transitive closure of unit derivations, `n × n` bits for `n` symbols.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@
 //! recently used go first). Time-outs are not stored (a longer limit may decide them). A
 //! store that cannot be opened or read is reported once and then left alone: never fatal.
 
-use super::{Criteria, Oracle, OracleError, Screened, TestCommand, Verdict};
+use super::{Batch, Criteria, Judged, Oracle, OracleError, Screened, TestCommand, Verdict};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -140,50 +140,44 @@ impl<'a> PersistentCache<'a> {
 }
 
 impl Oracle for PersistentCache<'_> {
-    fn test(&mut self, candidate: &str) -> Result<Verdict, OracleError> {
-        Ok(self.first_interesting_remembered(&[candidate])?[0].0)
-    }
-
     /// Each candidate the caller's screen admits is looked up first; only the unknown ones
     /// go to the inner oracle (with the successors), and after a remembered interesting
     /// one nothing more does.
-    fn first_interesting_speculating(
-        &mut self,
-        candidates: &[&str],
-        screen: &mut dyn FnMut(usize) -> Screened,
-        successors: &mut dyn FnMut(usize) -> Vec<String>,
-    ) -> Result<Vec<(usize, Verdict, bool)>, OracleError> {
+    fn judge(&mut self, batch: Batch<'_>) -> Result<Vec<Judged>, OracleError> {
+        let candidates = batch.candidates;
         let mut remembered: Vec<(usize, Verdict, [u8; 32])> = Vec::new();
         let mut keys: Vec<Option<[u8; 32]>> = vec![None; candidates.len()];
         let mut answered = false;
         let PersistentCache { inner, db, path, identity, warning, .. } = self;
-        let ran = inner.first_interesting_speculating(
-            candidates,
-            &mut |i| {
-                if answered || screen(i) == Screened::Skip {
-                    return Screened::Skip;
+        let mut outer = batch.screen;
+        let mut screen = |i: usize| {
+            if answered || outer.as_mut().is_some_and(|s| s(i) == Screened::Skip) {
+                return Screened::Skip;
+            }
+            let key = key_of(identity, candidates[i]);
+            keys[i] = Some(key);
+            match lookup(db, path, warning, &key) {
+                Some(v) => {
+                    remembered.push((i, v, key));
+                    answered = v == Verdict::Interesting;
+                    Screened::Skip
                 }
-                let key = key_of(identity, candidates[i]);
-                keys[i] = Some(key);
-                match lookup(db, path, warning, &key) {
-                    Some(v) => {
-                        remembered.push((i, v, key));
-                        answered = v == Verdict::Interesting;
-                        Screened::Skip
-                    }
-                    None => Screened::Run,
-                }
-            },
-            successors,
-        );
-        let ran = ran?;
-        let mut out: Vec<(usize, Verdict, bool)> = ran.iter().copied().chain(remembered.iter().map(|&(i, v, _)| (i, v, true))).collect();
-        out.sort_by_key(|e| e.0);
-        if let Some(w) = out.iter().position(|e| e.1 == Verdict::Interesting) {
+                None => Screened::Run,
+            }
+        };
+        let mut successors = batch.successors;
+        let successors = successors.as_mut().map(|s| &mut **s as &mut dyn FnMut(usize) -> Vec<String>);
+        let inner_batch = Batch { candidates, screen: Some(&mut screen), successors };
+        let ran = inner.judge(inner_batch)?;
+        let mut out: Vec<Judged> =
+            ran.iter().copied().chain(remembered.iter().map(|&(index, verdict, _)| Judged { index, verdict, remembered: true })).collect();
+        out.sort_by_key(|e| e.index);
+        if let Some(w) = out.iter().position(|e| e.verdict == Verdict::Interesting) {
             out.truncate(w + 1);
         }
-        let found: Vec<([u8; 32], Verdict)> = out.iter().filter(|e| !e.2).map(|e| (keys[e.0].expect("judged candidates were looked up"), e.1)).collect();
-        let used: Vec<[u8; 32]> = out.iter().filter(|e| e.2).map(|e| keys[e.0].expect("remembered candidates were looked up")).collect();
+        let found: Vec<([u8; 32], Verdict)> =
+            out.iter().filter(|e| !e.remembered).map(|e| (keys[e.index].expect("judged candidates were looked up"), e.verdict)).collect();
+        let used: Vec<[u8; 32]> = out.iter().filter(|e| e.remembered).map(|e| keys[e.index].expect("remembered candidates were looked up")).collect();
         self.remembered += used.len();
         self.store(&found, &used);
         Ok(out)

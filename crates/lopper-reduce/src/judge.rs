@@ -6,8 +6,7 @@
 //! them; the judge decides, and keeps the counts of exactly what a sequential run would
 //! have judged, so neither the result nor the statistics depend on `--jobs`.
 
-use crate::oracle::{Oracle, OracleError, Screened, Verdict};
-use crate::perses::GrammarCheck;
+use crate::oracle::{Judged, Oracle, OracleError, Screened, Verdict};
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -154,7 +153,7 @@ impl Progress for NoProgress {
 pub const OTHER: &str = "other";
 
 /// See the module docs. `best` and `stats` are the searches' to read; they change only
-/// through [`Judge::first_interesting`] and [`Judge::set_pass`].
+/// through [`Judge::judge`] and [`Judge::set_pass`].
 pub(crate) struct Judge<'a> {
     oracle: &'a mut dyn Oracle,
     progress: &'a mut dyn Progress,
@@ -219,7 +218,7 @@ impl<'a> Judge<'a> {
     /// The oracle's.
     pub(crate) fn test_original(&mut self) -> Result<Verdict, OracleError> {
         let t0 = Instant::now();
-        let (v, remembered) = self.oracle.first_interesting_remembered(&[self.best.as_str()])?[0];
+        let crate::oracle::Judged { verdict: v, remembered, .. } = self.oracle.first_interesting(&[self.best.as_str()])?[0];
         self.stats.tests = usize::from(!remembered);
         self.stats.remembered = usize::from(remembered);
         self.stats.pass_stats[0].tests = self.stats.tests;
@@ -272,44 +271,33 @@ impl<'a> Judge<'a> {
         (self.best, self.stats)
     }
 
-    /// Judges candidate texts in order (the same text as the best, cached rejections and
+    /// Judges `batch.texts` in order (the same text as the best, cached rejections and
     /// texts with new syntax errors are screened out without a test; the rest go to the
-    /// oracle as one batch). The first interesting one becomes the best, with `tokens(i)` as
-    /// its token count, and the [`Progress`] hears of it. Counts cover exactly what a sequential
-    /// run would have judged, so statistics do not depend on `--jobs`.
-    pub(crate) fn first_interesting(&mut self, texts: &[String], tokens: impl FnOnce(usize) -> usize) -> Result<Option<usize>, OracleError> {
-        self.first_interesting_as(texts, &[], Memo::Off, tokens)
-    }
-
-    /// [`Judge::first_interesting`], each text's tests and acceptance counted for the pass
-    /// whose index (see [`Judge::pass_index`]) `passes` gives (the running pass where
-    /// `passes` is empty), so a window that spans passes counts as a sequential run would.
+    /// oracle as one batch). The first interesting one becomes the best, with
+    /// `batch.tokens(i)` as its token count, and the [`Progress`] hears of it. Each text's
+    /// tests and acceptance count for the pass `batch.passes` names (the running pass where
+    /// it is empty; otherwise its first becomes the running pass), so a window that spans
+    /// passes counts as a sequential run would. Counts cover exactly what a sequential run
+    /// would have judged, so statistics do not depend on `--jobs`.
+    ///
     /// With [`Memo::Presume`] (keyed by the pass that made the texts), a text whose local
     /// change from the best ([`local_change`]) was not interesting before — in an earlier
     /// window, or earlier in this one, as a sequential run would have learnt — is presumed
     /// not interesting and not tested; [`Memo::Record`] only learns the rejected changes.
-    pub(crate) fn first_interesting_as(
-        &mut self,
-        texts: &[String],
-        passes: &[usize],
-        memo: Memo<'_>,
-        tokens: impl FnOnce(usize) -> usize,
-    ) -> Result<Option<usize>, OracleError> {
-        self.first_interesting_then(texts, passes, memo, tokens, &mut |_| Vec::new())
-    }
-
-    /// [`Judge::first_interesting_as`], with `successors(i)`: the texts the search judges
-    /// next, in order, if candidate `i` is the answer, for an oracle that speculates on
-    /// success ([`Oracle::first_interesting_speculating`]); the best itself and known
-    /// rejections are never offered.
-    pub(crate) fn first_interesting_then(
-        &mut self,
-        texts: &[String],
-        passes: &[usize],
-        memo: Memo<'_>,
-        tokens: impl FnOnce(usize) -> usize,
-        successors: &mut dyn FnMut(usize) -> Vec<String>,
-    ) -> Result<Option<usize>, OracleError> {
+    /// `batch.successors(i)`: the texts the search judges next, in order, if candidate `i`
+    /// is the answer, for an oracle that speculates on success ([`crate::oracle::Batch`]);
+    /// the best itself and known rejections are never offered.
+    ///
+    /// # Errors
+    /// The oracle's; [`OracleError::Keep`] when the [`Progress`] cannot keep a new best.
+    pub(crate) fn judge(&mut self, batch: Batch<'_>) -> Result<Option<usize>, OracleError> {
+        let Batch { texts, passes, memo, tokens, successors } = batch;
+        if let Some(p) = passes.first() {
+            self.set_pass(p);
+        }
+        let passes: Vec<usize> = passes.iter().map(|p| self.pass_index(p)).collect();
+        let mut no_successors = |_| Vec::new();
+        let successors = successors.unwrap_or(&mut no_successors);
         let pass_of = |i: usize| passes.get(i).copied();
         let (local, presume) = match memo {
             Memo::Off => (None, false),
@@ -334,48 +322,45 @@ impl<'a> Judge<'a> {
             let presumed = |t: &String| presume && local.is_some_and(|key| local_rejected.contains(&local_change(key, &texts[i], t)));
             successors(i).into_iter().filter(|t| t != best && !rejected.contains(&hash(t)) && !presumed(t)).collect()
         };
-        let verdicts = oracle.first_interesting_speculating(
-            &refs,
-            &mut |i| {
-                let since = Instant::now();
-                let t = &texts[i];
-                let h = hash(t);
-                let key = local.map(|key| local_change(key, best, t));
-                let presumed = key.filter(|_| presume);
-                // Every accepted text is strictly smaller than all later candidates, so only
-                // rejections need remembering.
-                let s = if t == best {
-                    Screen::Same
-                } else if rejected.contains(&h) || !in_batch.insert(h) {
-                    Screen::Cached
-                } else if presumed.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
-                    Screen::Presumed
+        let mut screen = |i: usize| {
+            let since = Instant::now();
+            let t = &texts[i];
+            let h = hash(t);
+            let key = local.map(|key| local_change(key, best, t));
+            let presumed = key.filter(|_| presume);
+            // Every accepted text is strictly smaller than all later candidates, so only
+            // rejections need remembering.
+            let s = if t == best {
+                Screen::Same
+            } else if rejected.contains(&h) || !in_batch.insert(h) {
+                Screen::Cached
+            } else if presumed.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
+                Screen::Presumed
+            } else {
+                let errors = checker.errors(t, h).unwrap_or(usize::MAX);
+                if *grammar_check == GrammarCheck::Reject && errors > *best_errors {
+                    Screen::Invalid
                 } else {
-                    let errors = checker.errors(t, h).unwrap_or(usize::MAX);
-                    if *grammar_check == GrammarCheck::Reject && errors > *best_errors {
-                        Screen::Invalid
-                    } else {
-                        Screen::Test(errors)
-                    }
-                };
-                if let Some(k) = key {
-                    local_in_batch.insert(k);
+                    Screen::Test(errors)
                 }
-                locals[i] = key;
-                let run = if matches!(s, Screen::Test(_)) { Screened::Run } else { Screened::Skip };
-                screens[i] = Some((h, s));
-                screening += since.elapsed();
-                run
-            },
-            &mut next,
-        );
+            };
+            if let Some(k) = key {
+                local_in_batch.insert(k);
+            }
+            locals[i] = key;
+            let run = if matches!(s, Screen::Test(_)) { Screened::Run } else { Screened::Skip };
+            screens[i] = Some((h, s));
+            screening += since.elapsed();
+            run
+        };
+        let verdicts = oracle.judge(crate::oracle::Batch::new(&refs).screened(&mut screen).with_successors(&mut next));
         if verdicts.as_ref().is_ok_and(|v| !v.is_empty()) {
             let dt = t.elapsed().saturating_sub(screening).as_secs_f64();
             self.stats.test_seconds += dt;
             self.stats.pass_stats[self.pass].time.test_seconds += dt;
         }
         let verdicts = verdicts?;
-        let winner = verdicts.last().filter(|v| v.1 == Verdict::Interesting).map(|v| v.0);
+        let winner = verdicts.last().filter(|v| v.verdict == Verdict::Interesting).map(|v| v.index);
         let mut tested = verdicts.iter();
         for (i, screen) in screens[..winner.map_or(texts.len(), |w| w + 1)].iter().enumerate() {
             let (h, s) = screen.as_ref().expect("every candidate up to the answer was screened");
@@ -390,7 +375,7 @@ impl<'a> Judge<'a> {
                     self.rejected.insert(*h);
                 }
                 Screen::Test(errors) => {
-                    let &(_, v, remembered) = tested.next().expect("one verdict per tested candidate");
+                    let &Judged { verdict: v, remembered, .. } = tested.next().expect("one verdict per tested candidate");
                     if remembered {
                         // Judged by an earlier run (the persistent cache): not a test run.
                         self.stats.remembered += 1;
@@ -435,7 +420,40 @@ impl<'a> Judge<'a> {
     }
 }
 
-/// What the screen of [`Judge::first_interesting_as`] made of a candidate.
+/// Handling of candidates with new syntax errors: more tree-sitter ERROR/MISSING nodes than
+/// the current best, or, for a grammar-file language, text its parser rejects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GrammarCheck {
+    /// Reject them without a test (counted as invalid).
+    Reject,
+    /// Test them anyway, but count them as invalid (for baselines that know no grammar).
+    Count,
+}
+
+/// One request to the [`Judge`]: candidate texts in the order a sequential run judges
+/// them, each assuming the ones before fail.
+pub(crate) struct Batch<'a> {
+    /// The candidate texts.
+    pub texts: &'a [String],
+    /// Per text, the pass it counts for; empty: the running pass.
+    pub passes: &'a [&'a str],
+    /// Whether and how the memo of local changes is used.
+    pub memo: Memo<'a>,
+    /// The token count of text `i` (asked only of the winner).
+    pub tokens: &'a dyn Fn(usize) -> usize,
+    /// The texts judged next if text `i` is the answer, for an oracle that speculates.
+    pub successors: Option<&'a mut dyn FnMut(usize) -> Vec<String>>,
+}
+
+impl<'a> Batch<'a> {
+    /// `texts` with their token counts, counted for the running pass, no memo, no
+    /// successors.
+    pub(crate) fn new(texts: &'a [String], tokens: &'a dyn Fn(usize) -> usize) -> Batch<'a> {
+        Batch { texts, passes: &[], memo: Memo::Off, tokens, successors: None }
+    }
+}
+
+/// What the screen of [`Judge::judge`] made of a candidate.
 #[derive(Clone, Copy, Debug)]
 enum Screen {
     /// The best itself.
@@ -450,7 +468,7 @@ enum Screen {
     Test(usize),
 }
 
-/// Whether and how [`Judge::first_interesting_as`] uses the memo of local changes that were
+/// Whether and how [`Judge::judge`] uses the memo of local changes that were
 /// not interesting ([`local_change`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Memo<'p> {

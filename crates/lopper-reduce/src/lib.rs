@@ -12,13 +12,13 @@ pub mod minimize;
 pub mod passes;
 pub mod perses;
 
-pub use judge::{NoProgress, PassStats, PassTime, Progress, ProgressPoint, Stats};
+pub use judge::{GrammarCheck, NoProgress, PassStats, PassTime, Progress, ProgressPoint, Stats};
 /// The oracle crate: test runs, transformation and generator runs, the verdict cache and
 /// the sanity checks of the original.
 pub use lopper_oracle as oracle;
 pub use lopper_oracle::sanity;
 pub use oracle::{Criteria, Encoding, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
-pub use perses::{reduce, reduce_with_passes, Algorithm, GrammarCheck, Options, Outcome, ReduceError};
+pub use perses::{reduce, reduce_with_passes, Algorithm, Options, Outcome, ReduceError};
 pub use sanity::{check_original, Sanity, SanityError};
 
 #[cfg(test)]

@@ -134,8 +134,8 @@ fn hdd_deletes_whole_subtrees_level_by_level_and_hdd_star_goes_further() {
 
 #[test]
 fn perses_changes_are_learnt_first_and_presumed_after_a_renaming() {
-    use crate::judge::{Judge, Memo};
-    use crate::perses::GrammarCheck;
+    use crate::judge::GrammarCheck;
+    use crate::judge::{Batch, Judge, Memo};
     let f = Frontend::new(Language::C).unwrap();
     let mut tested: Vec<String> = Vec::new();
     let mut oracle = |c: &str| {
@@ -147,19 +147,19 @@ fn perses_changes_are_learnt_first_and_presumed_after_a_renaming() {
     let key = crate::judge::LocalKey { pass: crate::passes::PERSES, modulo_words: true };
     let (record, presume) = (Memo::Record(key), Memo::Presume(key));
     // Recording: the deletion is tested, fails, and is learnt.
-    assert_eq!(j.first_interesting_as(&["int count;\nint main() { }\nint x;\nint y;\n".into()], &[], record, |_| 0).unwrap(), None);
+    assert_eq!(j.judge(Batch { memo: record, ..Batch::new(&["int count;\nint main() { }\nint x;\nint y;\n".into()], &|_| 0) }).unwrap(), None);
     // A renaming (as the identifiers pass makes) is accepted.
-    assert_eq!(j.first_interesting(&["int a;\nint main() { a = 2; }\nint x;\nint y;\n".into()], |_| 0).unwrap(), Some(0));
+    assert_eq!(j.judge(Batch::new(&["int a;\nint main() { a = 2; }\nint x;\nint y;\n".into()], &|_| 0)).unwrap(), Some(0));
     // Recording presumes nothing: the same deletion among the renamed words is tested again.
-    j.first_interesting_as(&["int a;\nint main() { }\nint x;\nint y;\n".into()], &[], record, |_| 0).unwrap();
+    j.judge(Batch { memo: record, ..Batch::new(&["int a;\nint main() { }\nint x;\nint y;\n".into()], &|_| 0) }).unwrap();
     assert_eq!((j.stats.presumed, j.stats.tests), (0, 3));
     // Then something changes further away, so the verdict cache cannot answer; presuming,
     // the same deletion in the same (renamed) neighbourhood is not tested.
-    assert_eq!(j.first_interesting(&["int a;\nint main() { a = 2; }\nint x;\n".into()], |_| 0).unwrap(), Some(0));
-    assert_eq!(j.first_interesting_as(&["int a;\nint main() { }\nint x;\n".into()], &[], presume, |_| 0).unwrap(), None);
+    assert_eq!(j.judge(Batch::new(&["int a;\nint main() { a = 2; }\nint x;\n".into()], &|_| 0)).unwrap(), Some(0));
+    assert_eq!(j.judge(Batch { memo: presume, ..Batch::new(&["int a;\nint main() { }\nint x;\n".into()], &|_| 0) }).unwrap(), None);
     assert_eq!((j.stats.presumed, j.stats.tests), (1, 4));
     // Keyed modulo renaming only: another statement deleted there is tested.
-    assert_eq!(j.first_interesting_as(&["int a;\nint main() { a = 2; }\n".into()], &[], presume, |_| 0).unwrap(), Some(0));
+    assert_eq!(j.judge(Batch { memo: presume, ..Batch::new(&["int a;\nint main() { a = 2; }\n".into()], &|_| 0) }).unwrap(), Some(0));
     assert_eq!((j.stats.presumed, j.stats.tests), (1, 5));
     drop(j);
     assert_eq!(tested.len(), 5, "{tested:?}");

@@ -74,7 +74,7 @@ pub enum Edit {
 
 /// A reduction state: edits keyed by node, ordered so iteration is deterministic.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct EditSet(pub BTreeMap<NodeId, Edit>);
+pub struct EditSet(BTreeMap<NodeId, Edit>);
 
 impl EditSet {
     /// A copy of this set with one more edit.
@@ -98,6 +98,32 @@ impl EditSet {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// Sets node `id`'s edit (replacing any it had).
+    pub fn insert(&mut self, id: NodeId, e: Edit) {
+        self.0.insert(id, e);
+    }
+
+    /// Node `id`'s edit, if it has one.
+    pub fn get(&self, id: NodeId) -> Option<&Edit> {
+        self.0.get(&id)
+    }
+
+    /// Whether node `id` has an edit.
+    pub fn contains(&self, id: NodeId) -> bool {
+        self.0.contains_key(&id)
+    }
+
+    /// The edited nodes, in id order.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.0.keys().copied()
+    }
+}
+
+impl Extend<(NodeId, Edit)> for EditSet {
+    fn extend<I: IntoIterator<Item = (NodeId, Edit)>>(&mut self, edits: I) {
+        self.0.extend(edits);
+    }
 }
 
 /// An edit set looked up by node during a walk: a bit per node says which nodes have an
@@ -118,7 +144,7 @@ impl<'e> EditIndex<'e> {
         let mut marked = Vec::new();
         if edits.len() > Self::SMALL {
             marked = vec![0u64; nodes.div_ceil(64)];
-            for id in edits.0.keys() {
+            for id in edits.ids() {
                 if let Some(word) = marked.get_mut(id.0 as usize / 64) {
                     *word |= 1 << (id.0 % 64);
                 }
@@ -128,13 +154,13 @@ impl<'e> EditIndex<'e> {
     }
 
     fn get(&self, id: NodeId) -> Option<&'e Edit> {
-        if self.edits.0.is_empty() {
+        if self.edits.is_empty() {
             return None;
         }
         if !self.marked.is_empty() && self.marked.get(id.0 as usize / 64).is_none_or(|w| w & (1 << (id.0 % 64)) == 0) {
             return None;
         }
-        self.edits.0.get(&id)
+        self.edits.get(id)
     }
 }
 
@@ -449,7 +475,7 @@ impl Tree {
     /// reached by following replacements.
     pub fn effective(&self, edits: &EditSet, mut id: NodeId) -> Option<NodeId> {
         loop {
-            match edits.0.get(&id) {
+            match edits.get(id) {
                 Some(Edit::Delete) => return None,
                 Some(Edit::Replace(d)) => id = *d,
                 Some(Edit::Text(_)) | None => return Some(id),
@@ -542,7 +568,7 @@ impl Tree {
     /// its ancestors in the original tree.
     fn touched(&self, edits: &EditSet) -> NodeBits {
         let mut bits = NodeBits(vec![0; if edits.is_empty() { 0 } else { self.nodes.len().div_ceil(64) }]);
-        for &id in edits.0.keys() {
+        for id in edits.ids() {
             let mut n = Some(id);
             while let Some(m) = n.filter(|m| (m.0 as usize) < self.nodes.len() && !bits.contains(*m)) {
                 bits.0[m.0 as usize / 64] |= 1 << (m.0 % 64);

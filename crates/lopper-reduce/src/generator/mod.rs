@@ -513,14 +513,14 @@ impl Search<'_> {
         let mut winner = (stop < known.len()).then_some(stop);
         if !untested.is_empty() {
             let texts: Vec<&str> = untested.iter().map(|&i| outputs[i].as_ref().expect("untested candidates have output").0.as_str()).collect();
-            let verdicts = self.oracle.first_interesting_remembered(&texts)?;
-            let remembered = verdicts.iter().filter(|(_, r)| *r).count();
+            let verdicts = self.oracle.first_interesting(&texts)?;
+            let remembered = verdicts.iter().filter(|j| j.remembered).count();
             self.stats.remembered += remembered;
             self.stats.tests += verdicts.len() - remembered;
-            for (k, (v, _)) in verdicts.iter().enumerate() {
-                let i = untested[k];
-                self.cache.insert(blake3::hash(texts[k].as_bytes()), *v);
-                if *v == Verdict::Interesting {
+            for j in &verdicts {
+                let i = untested[j.index];
+                self.cache.insert(blake3::hash(texts[j.index].as_bytes()), j.verdict);
+                if j.verdict == Verdict::Interesting {
                     winner = Some(i);
                 }
             }

@@ -86,7 +86,7 @@ impl Pass for Identifiers {
         let Some((ids, name)) = self.renames.get(k) else { return Instance::Exhausted };
         let mut e = EditSet::default();
         for id in ids {
-            e.0.insert(*id, Edit::Text(name.clone()));
+            e.insert(*id, Edit::Text(name.clone()));
         }
         Instance::Variant(e)
     }

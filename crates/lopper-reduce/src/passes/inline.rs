@@ -77,7 +77,7 @@ impl Pass for Inline {
                     continue;
                 }
                 let mut e = EditSet::default().with(d, Edit::Delete);
-                e.0.extend(uses.iter().map(|&u| (u, Edit::Text(text.to_string()))));
+                e.extend(uses.iter().map(|&u| (u, Edit::Text(text.to_string()))));
                 self.instances.push(e);
             }
         }

@@ -42,9 +42,9 @@ impl Pass for Literals {
                 let inner_quote = toks[1..toks.len() - 1].iter().any(|&x| t.token_text(x) == first);
                 if first == last && QUOTES.contains(&first) && !inner_quote {
                     let mut e = EditSet::default();
-                    e.0.insert(toks[0], Edit::Text(format!("{first}{first}")));
+                    e.insert(toks[0], Edit::Text(format!("{first}{first}")));
                     for &x in &toks[1..] {
-                        e.0.insert(x, Edit::Delete);
+                        e.insert(x, Edit::Delete);
                         in_string[x.0 as usize] = true;
                     }
                     in_string[toks[0].0 as usize] = true;

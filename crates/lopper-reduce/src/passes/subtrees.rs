@@ -107,7 +107,7 @@ impl Pass for Subtrees {
             let Some((&first, rest)) = tokens.split_first() else { continue };
             let mut e = if text.is_empty() { EditSet::default().with(first, Edit::Delete) } else { EditSet::default().with(first, Edit::Text(text.clone())) };
             for &x in rest {
-                e.0.insert(x, Edit::Delete);
+                e.insert(x, Edit::Delete);
             }
             self.instances.push(e);
         }

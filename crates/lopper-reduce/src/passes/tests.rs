@@ -449,18 +449,13 @@ struct Foresight<F> {
 }
 
 impl<F: FnMut(&str) -> bool> crate::Oracle for Foresight<F> {
-    fn test(&mut self, c: &str) -> Result<crate::Verdict, crate::OracleError> {
-        Ok(if (self.test)(c) { crate::Verdict::Interesting } else { crate::Verdict::NotInteresting })
-    }
-
-    fn first_interesting_speculating(
-        &mut self,
-        candidates: &[&str],
-        screen: &mut dyn FnMut(usize) -> crate::oracle::Screened,
-        successors: &mut dyn FnMut(usize) -> Vec<String>,
-    ) -> Result<Vec<(usize, crate::Verdict, bool)>, crate::OracleError> {
+    fn judge(&mut self, batch: crate::oracle::Batch<'_>) -> Result<Vec<crate::oracle::Judged>, crate::OracleError> {
+        let mut run_all = |_| crate::oracle::Screened::Run;
+        let mut none = |_| Vec::new();
+        let screen = batch.screen.unwrap_or(&mut run_all);
+        let successors = batch.successors.unwrap_or(&mut none);
         let mut out = Vec::new();
-        for (i, c) in candidates.iter().enumerate() {
+        for (i, c) in batch.candidates.iter().enumerate() {
             if screen(i) == crate::oracle::Screened::Skip {
                 continue;
             }
@@ -471,8 +466,8 @@ impl<F: FnMut(&str) -> bool> crate::Oracle for Foresight<F> {
                     self.missed.push(c.to_string());
                 }
             }
-            let v = self.test(c)?;
-            out.push((i, v, false));
+            let v = if (self.test)(c) { crate::Verdict::Interesting } else { crate::Verdict::NotInteresting };
+            out.push(crate::oracle::Judged { index: i, verdict: v, remembered: false });
             if v == crate::Verdict::Interesting {
                 let next = successors(i);
                 self.offered += !next.is_empty() as usize;

@@ -3,6 +3,7 @@
 //! `mod.rs`), and HDD / HDD* (Misherghi & Su, ICSE 2006) over the plain parse tree.
 
 use super::{Algorithm, Empty, Reducer, Round, LIST};
+use crate::judge::Batch;
 use crate::oracle::OracleError;
 use lopper_tree::NodeId;
 
@@ -15,7 +16,8 @@ impl Reducer<'_> {
         let frontend = self.frontend;
         self.opts.minimizer.minimize(&vec![1; lines.len()], false, self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
             let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
-            self.j.first_interesting(&texts, |w| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count()))
+            let tokens = |w: usize| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count());
+            self.j.judge(Batch::new(&texts, &tokens))
         })?;
         Ok(())
     }

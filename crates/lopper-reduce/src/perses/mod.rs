@@ -9,7 +9,7 @@
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing.
 
-use crate::judge::{Judge, LocalKey, Memo, Progress, Stats};
+use crate::judge::{Batch, GrammarCheck, Judge, LocalKey, Memo, Progress, Stats};
 use crate::minimize::{Ddmin, ListMinimizer};
 use crate::oracle::{Oracle, OracleError, Verdict};
 use crate::passes;
@@ -63,16 +63,6 @@ impl Default for Options {
             minimizer: &Ddmin,
         }
     }
-}
-
-/// Handling of candidates with new syntax errors: more tree-sitter ERROR/MISSING nodes than
-/// the current best, or, for a grammar-file language, text its parser rejects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GrammarCheck {
-    /// Reject them without a test (counted as invalid).
-    Reject,
-    /// Test them anyway, but count them as invalid (for baselines that know no grammar).
-    Count,
 }
 
 /// A reduction algorithm. All share the oracle, the cache and the statistics, so a
@@ -248,7 +238,7 @@ impl Reducer<'_> {
         // Comments are trivia: drop them all at once if the test allows.
         let plain = tree.render(&EditSet::default(), self.render);
         let tokens = tree.token_count();
-        if plain != self.j.best && self.j.first_interesting(&[plain], |_| tokens)?.is_none() {
+        if plain != self.j.best && self.j.judge(Batch::new(&[plain], &|_| tokens))?.is_none() {
             self.render.keep_comments = true;
         }
         match self.opts.algorithm {
@@ -311,7 +301,7 @@ impl Reducer<'_> {
         self.j.set_pass(passes::layout::LAYOUT.0);
         let text = passes::layout::layout(&tree);
         let tokens = tree.token_count();
-        self.j.first_interesting(&[text], |_| tokens)?;
+        self.j.judge(Batch::new(&[text], &|_| tokens))?;
         Ok(())
     }
 
@@ -501,13 +491,11 @@ impl Reducer<'_> {
         then: &dyn Fn(&Tree, usize) -> Vec<EditSet>,
     ) -> Result<Option<usize>, OracleError> {
         let texts: Vec<String> = batch.iter().map(|e| r.tree.render(e, self.render)).collect();
-        if let Some(p) = passes.first() {
-            self.j.set_pass(p);
-        }
-        let passes: Vec<usize> = passes.iter().map(|p| self.j.pass_index(p)).collect();
         let (tree, render) = (&r.tree, self.render);
         let mut successors = |i: usize| then(tree, i).iter().map(|e| tree.render(e, render)).collect();
-        let winner = self.j.first_interesting_then(&texts, &passes, self.perses_memo, |i| r.tree.count_tokens(&batch[i]), &mut successors)?;
+        let tokens = |i: usize| r.tree.count_tokens(&batch[i]);
+        let request = Batch { texts: &texts, passes, memo: self.perses_memo, tokens: &tokens, successors: Some(&mut successors) };
+        let winner = self.j.judge(request)?;
         if let Some(i) = winner {
             r.state = batch.into_iter().nth(i).expect("winner is in the batch");
             r.live = r.tree.live(&r.state);
@@ -543,7 +531,7 @@ impl Reducer<'_> {
         }
         let i = parent.children.iter().position(|&c| c == n)?;
         let h = *parent.children.get(i.checked_sub(1)?)?;
-        if !r.live[h.0 as usize] || r.state.0.contains_key(&h) {
+        if !r.live[h.0 as usize] || r.state.contains(h) {
             return None;
         }
         let slot = t.node(h).slot?;
@@ -552,7 +540,7 @@ impl Reducer<'_> {
             en.kind == NodeKind::Regular
                 && en.children.len() == 2
                 && t.node(en.children[0]).kind == NodeKind::Token
-                && !r.state.0.contains_key(&en.children[1])
+                && !r.state.contains(en.children[1])
                 && t.node(en.children[1]).symbol.is_some_and(|s| self.g.subsumes(slot, s))
         };
         elements.iter().all(|&e| pair_ok(e)).then_some(h)
@@ -603,7 +591,7 @@ impl Reducer<'_> {
                     if head.is_some_and(|h| !kept.contains(&h)) {
                         // keep is never empty and h is its only non-element: promote the first.
                         let first = keep[0];
-                        e.0.insert(first, Edit::Replace(tree.node(first).children[1]));
+                        e.insert(first, Edit::Replace(tree.node(first).children[1]));
                     }
                     e
                 };

@@ -1,7 +1,7 @@
 //! The scheduler of the passes after Perses: Regehr's semantics over the shared judge.
 
 use super::Reducer;
-use crate::judge::{LocalKey, Memo};
+use crate::judge::{Batch, LocalKey, Memo};
 use crate::oracle::OracleError;
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_parse::Frontend;
@@ -49,7 +49,7 @@ impl Reducer<'_> {
                 if batch.texts.is_empty() {
                     break;
                 }
-                let Batch { texts, ks, tokens, next, exhausted, .. } = batch;
+                let Variants { texts, ks, tokens, next, exhausted, .. } = batch;
                 // If variant `w` is accepted, the same pass numbers its instances from
                 // `ks[w]` over it: those are its successors.
                 // One fresh pass serves every candidate: `prepare` renumbers it from scratch.
@@ -61,7 +61,8 @@ impl Reducer<'_> {
                     variants(p.as_ref(), cx, ks[w], jobs, render, frontend).texts
                 };
                 let memo = Memo::Presume(LocalKey { pass: pass.name(), modulo_words: pass.keeps_words() });
-                let winner = self.j.first_interesting_then(&texts, &[], memo, |w| tokens[w], &mut successors)?;
+                let count = |w: usize| tokens[w];
+                let winner = self.j.judge(Batch { texts: &texts, passes: &[], memo, tokens: &count, successors: Some(&mut successors) })?;
                 match winner {
                     Some(w) => {
                         changed = true;
@@ -105,7 +106,7 @@ impl Reducer<'_> {
 }
 
 /// The next variants of a pass, as one window of the oracle.
-struct Batch {
+struct Variants {
     /// Up to the window's size, the variants smaller than the best under [`Measure`].
     texts: Vec<String>,
     /// Each one's instance number.
@@ -123,9 +124,9 @@ struct Batch {
 /// Instances `k`, `k + 1`, … of `pass` over `cx` until `want` variants smaller than the
 /// best (tokens, then bytes, then shortlex) or the pass runs out; a text variant that does
 /// not parse counts as the largest, never tested.
-fn variants(pass: &dyn passes::Pass, cx: Context<'_>, k: usize, want: usize, render: RenderOptions, frontend: &Frontend) -> Batch {
+fn variants(pass: &dyn passes::Pass, cx: Context<'_>, k: usize, want: usize, render: RenderOptions, frontend: &Frontend) -> Variants {
     let best = Measure::of(cx.best, cx.tree.token_count());
-    let mut b = Batch { texts: Vec::new(), ks: Vec::new(), tokens: Vec::new(), next: k, exhausted: false, error: None };
+    let mut b = Variants { texts: Vec::new(), ks: Vec::new(), tokens: Vec::new(), next: k, exhausted: false, error: None };
     while b.texts.len() < want {
         let variant = match pass.instance(cx, b.next) {
             Instance::Exhausted => {
