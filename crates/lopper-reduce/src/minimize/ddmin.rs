@@ -26,25 +26,17 @@ pub type FirstPassing<'a, T, E> = dyn FnMut(&[Vec<T>]) -> Result<Option<usize>, 
 /// # Errors
 /// The first error `first` returns stops the search and is returned.
 pub fn ddmin<T: Clone, E>(items: Vec<T>, lookahead: usize, first: &mut FirstPassing<T, E>) -> Result<Vec<T>, E> {
-    ddmin_or_empty(items, false, lookahead, first)
+    minimize(items, false, lookahead, &mut |c: &[Vec<T>], _: &dyn Fn(usize) -> Vec<Vec<T>>| first(c))
 }
 
-/// [`ddmin`], but with `may_empty` the empty list is the first candidate (Perses tries a
-/// star's or optional's empty list before its elements; here it shares ddmin's first
-/// window instead of costing a window of its own). The empty list passing ends the search.
+/// [`ddmin`] as a list minimizer: with `may_empty` the empty list is the first candidate
+/// (Perses tries a star's or optional's empty list before its elements; here it shares
+/// ddmin's first window instead of costing a window of its own; its passing ends the
+/// search), and `first` gets each candidate's successors too ([`super::windows`]).
 ///
 /// # Errors
 /// The first error `first` returns.
-pub fn ddmin_or_empty<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut FirstPassing<T, E>) -> Result<Vec<T>, E> {
-    ddmin_or_empty_then(items, may_empty, lookahead, &mut |c: &[Vec<T>], _: &dyn Fn(usize) -> Vec<Vec<T>>| first(c))
-}
-
-/// [`ddmin_or_empty`], handing `first` each candidate's successors too
-/// ([`super::windows`]).
-///
-/// # Errors
-/// The first error `first` returns.
-pub fn ddmin_or_empty_then<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut super::FirstPassingThen<T, E>) -> Result<Vec<T>, E> {
+pub fn minimize<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut super::FirstPassingThen<T, E>) -> Result<Vec<T>, E> {
     let size = items.len().div_ceil(2).max(1);
     super::windows(State { c: items, size, start: 0, removed: false, empty_due: may_empty }, lookahead, first)
 }
@@ -172,13 +164,16 @@ mod tests {
                 judged.extend(c.iter().cloned());
                 Ok(c.iter().position(|s| s.is_empty()))
             };
-            assert_eq!(ddmin_or_empty(vec![1, 2, 3], true, lookahead, &mut first).unwrap(), Vec::<u32>::new());
+            assert_eq!(
+                minimize(vec![1, 2, 3], true, lookahead, &mut |c: &[Vec<u32>], _: &dyn Fn(usize) -> Vec<Vec<u32>>| first(c)).unwrap(),
+                Vec::<u32>::new()
+            );
             assert_eq!(judged[0], Vec::<u32>::new(), "lookahead {lookahead}");
         }
         // When it fails, ddmin goes on exactly as without it, one single item included.
         let pred = |s: &[u32]| s.contains(&2);
         let mut seen = Vec::new();
-        let out = ddmin_or_empty(vec![1, 2, 3], true, 1, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
+        let out = minimize(vec![1, 2, 3], true, 1, &mut |c: &[Vec<u32>], _: &dyn Fn(usize) -> Vec<Vec<u32>>| -> Result<Option<usize>, Infallible> {
             seen.push(c[0].clone());
             Ok(pred(&c[0]).then_some(0))
         })
@@ -187,7 +182,7 @@ mod tests {
         let (plain, tests) = run(vec![1, 2, 3], pred);
         assert_eq!((vec![2], tests + 1), (plain, seen.len()));
         let mut one = 0;
-        let out = ddmin_or_empty(vec![7], true, 4, &mut |c: &[Vec<u32>]| -> Result<Option<usize>, Infallible> {
+        let out = minimize(vec![7], true, 4, &mut |c: &[Vec<u32>], _: &dyn Fn(usize) -> Vec<Vec<u32>>| -> Result<Option<usize>, Infallible> {
             one += c.len();
             Ok(None)
         })

@@ -62,38 +62,36 @@ fn successors<P: Path>(mut state: P, n: usize) -> Vec<Vec<P::Item>> {
 /// empty where unknown), the index of the first on which the test passes.
 pub type FirstPassingThen<'a, T, E> = dyn FnMut(&[Vec<T>], &dyn Fn(usize) -> Vec<Vec<T>>) -> Result<Option<usize>, E> + 'a;
 
-/// Judges candidate sublists (each a list of kept positions, in order) and answers the index
-/// of the first interesting one, if any.
-pub type FirstInteresting<'a> = dyn FnMut(&[Vec<usize>]) -> Result<Option<usize>, OracleError> + 'a;
+/// Judges candidate sublists (each a list of kept positions, in order), given each one's
+/// successors on demand ([`windows`]), and answers the index of the first interesting one.
+pub type FirstInteresting<'a> = FirstPassingThen<'a, usize, OracleError>;
+
+/// One list to minimize, as a [`ListMinimizer`] sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct ListRequest<'a> {
+    /// Each element's size in tokens; the list is positions `0..weights.len()`.
+    pub weights: &'a [usize],
+    /// Whether the empty list (an empty keep, which the caller renders as its empty list)
+    /// is the first candidate.
+    pub may_empty: bool,
+    /// Candidates handed to the judge at once; the candidates judged and the result must
+    /// not depend on it.
+    pub lookahead: usize,
+}
 
 /// A list minimizer.
 pub trait ListMinimizer: std::fmt::Debug + Sync {
     /// Its name, with the source it follows.
     fn name(&self) -> &'static str;
 
-    /// Minimizes the list of `weights.len()` elements (weights: each element's size in
-    /// tokens) to kept positions on which the test holds, assuming it holds on the whole
-    /// list; with `may_empty` the empty list (an empty keep, which the caller renders as
-    /// its empty list) is the first candidate. `first` gets up to `lookahead` candidates at
-    /// once; the candidates judged and the result must not depend on `lookahead`.
+    /// Minimizes `list` to kept positions on which the test holds, assuming it holds on the
+    /// whole list. `first` gets up to `list.lookahead` candidates at once, with each one's
+    /// successors (the candidates judged next if it passes) where the minimizer knows them.
     ///
     /// # Errors
     /// The first error `first` returns.
-    fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError>;
-
-    /// [`ListMinimizer::minimize`], with each candidate's successors (the candidates
-    /// judged next if it passes) handed to `first` where the minimizer knows them. The
-    /// default knows none.
-    ///
-    /// # Errors
-    /// The first error `first` returns.
-    fn minimize_then(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInterestingThen) -> Result<Vec<usize>, OracleError> {
-        self.minimize(weights, may_empty, lookahead, &mut |c: &[Vec<usize>]| first(c, &|_| Vec::new()))
-    }
+    fn minimize(&self, list: ListRequest<'_>, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError>;
 }
-
-/// [`FirstInteresting`] with each candidate's successors, where known ([`windows`]).
-pub type FirstInterestingThen<'a> = FirstPassingThen<'a, usize, OracleError>;
 
 /// ddmin (Zeller & Hildebrandt, TSE 2002), complement-only and without restart (see
 /// [`ddmin::ddmin`]); it does not use the weights.
@@ -105,12 +103,8 @@ impl ListMinimizer for Ddmin {
         "ddmin (Zeller & Hildebrandt, TSE 2002; complement-only, no restart)"
     }
 
-    fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
-        ddmin::ddmin_or_empty((0..weights.len()).collect(), may_empty, lookahead, first)
-    }
-
-    fn minimize_then(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInterestingThen) -> Result<Vec<usize>, OracleError> {
-        ddmin::ddmin_or_empty_then((0..weights.len()).collect(), may_empty, lookahead, first)
+    fn minimize(&self, list: ListRequest<'_>, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
+        ddmin::minimize((0..list.weights.len()).collect(), list.may_empty, list.lookahead, first)
     }
 }
 
@@ -125,12 +119,8 @@ impl ListMinimizer for ProbDd {
         "ProbDD (Wang et al., ESEC/FSE 2021, Algorithm 1; p0 = 0.1)"
     }
 
-    fn minimize(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
-        probdd::probdd(weights.len(), may_empty, lookahead, first)
-    }
-
-    fn minimize_then(&self, weights: &[usize], may_empty: bool, lookahead: usize, first: &mut FirstInterestingThen) -> Result<Vec<usize>, OracleError> {
-        probdd::probdd_then(weights.len(), may_empty, lookahead, first)
+    fn minimize(&self, list: ListRequest<'_>, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
+        probdd::probdd(list.weights.len(), list.may_empty, list.lookahead, first)
     }
 }
 

@@ -72,20 +72,13 @@ impl super::Path for State {
 }
 
 /// Minimizes positions `0..n` with ProbDD (see the module documentation): `first` gets up to
-/// `lookahead` candidates (kept positions, in order) at once and answers the index of the
-/// first interesting one; with `may_empty` the empty list is the first candidate.
+/// `lookahead` candidates (kept positions, in order) at once, with each one's successors
+/// ([`super::windows`]), and answers the index of the first interesting one; with
+/// `may_empty` the empty list is the first candidate.
 ///
 /// # Errors
 /// The first error `first` returns.
-pub fn probdd<E>(n: usize, may_empty: bool, lookahead: usize, first: &mut super::ddmin::FirstPassing<usize, E>) -> Result<Vec<usize>, E> {
-    probdd_then(n, may_empty, lookahead, &mut |c: &[Vec<usize>], _: &dyn Fn(usize) -> Vec<Vec<usize>>| first(c))
-}
-
-/// [`probdd`], handing `first` each candidate's successors too ([`super::windows`]).
-///
-/// # Errors
-/// The first error `first` returns.
-pub fn probdd_then<E>(n: usize, may_empty: bool, lookahead: usize, first: &mut super::FirstPassingThen<usize, E>) -> Result<Vec<usize>, E> {
+pub fn probdd<E>(n: usize, may_empty: bool, lookahead: usize, first: &mut super::FirstPassingThen<usize, E>) -> Result<Vec<usize>, E> {
     super::windows(State { kept: (0..n).collect(), p: vec![P0; n], empty_due: may_empty && n > 0 }, lookahead, first)
 }
 
@@ -98,7 +91,11 @@ mod tests {
     /// ProbDD on `0..n` under `pred`, with every lookahead giving the same candidates and
     /// result as a sequential run: (result, tests).
     fn run(n: usize, may_empty: bool, pred: impl Fn(&[usize]) -> bool) -> (Vec<usize>, usize) {
-        let judged = |lookahead: usize| super::super::testing::judged(lookahead, &pred, |l, first| probdd(n, may_empty, l, first));
+        let judged = |lookahead: usize| {
+            super::super::testing::judged(lookahead, &pred, |l, first| {
+                probdd(n, may_empty, l, &mut |c: &[Vec<usize>], _: &dyn Fn(usize) -> Vec<Vec<usize>>| first(c))
+            })
+        };
         let sequential = judged(1);
         for lookahead in [2, 3, 8] {
             assert_eq!(judged(lookahead), sequential, "lookahead {lookahead}");
@@ -133,7 +130,7 @@ mod tests {
         let (out, tests) = run(5, true, |_| true);
         assert_eq!((out, tests), (vec![], 1));
         let mut saw_empty = false;
-        let out = probdd(5, false, 1, &mut |c: &[Vec<usize>]| -> Result<Option<usize>, Infallible> {
+        let out = probdd(5, false, 1, &mut |c: &[Vec<usize>], _: &dyn Fn(usize) -> Vec<Vec<usize>>| -> Result<Option<usize>, Infallible> {
             saw_empty |= c[0].is_empty();
             Ok(Some(0))
         })

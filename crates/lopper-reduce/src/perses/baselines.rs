@@ -4,6 +4,7 @@
 
 use super::{Algorithm, Empty, Reducer, Round, LIST};
 use crate::judge::Batch;
+use crate::minimize::ListRequest;
 use crate::oracle::OracleError;
 use lopper_tree::NodeId;
 
@@ -14,7 +15,9 @@ impl Reducer<'_> {
         self.j.set_pass(LIST);
         let lines: Vec<String> = self.j.best.split_inclusive('\n').map(str::to_string).collect();
         let frontend = self.frontend;
-        self.opts.minimizer.minimize(&vec![1; lines.len()], false, self.opts.jobs, &mut |keeps: &[Vec<usize>]| {
+        let weights = vec![1; lines.len()];
+        let list = ListRequest { weights: &weights, may_empty: false, lookahead: self.opts.jobs };
+        self.opts.minimizer.minimize(list, &mut |keeps: &[Vec<usize>], _: &dyn Fn(usize) -> Vec<Vec<usize>>| {
             let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
             let tokens = |w: usize| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count());
             self.j.judge(Batch::new(&texts, &tokens))

@@ -10,7 +10,7 @@
 //! removes nothing.
 
 use crate::judge::{Batch, GrammarCheck, Judge, LocalKey, Memo, Progress, Stats};
-use crate::minimize::{Ddmin, ListMinimizer};
+use crate::minimize::{Ddmin, ListMinimizer, ListRequest};
 use crate::oracle::{Oracle, OracleError, Verdict};
 use crate::passes;
 use lopper_grammar::{PnfGrammar, SymbolId};
@@ -575,58 +575,54 @@ impl Reducer<'_> {
         // The unused search's follow-ups, on a list whose elements are deleted one by one.
         let follow = self.unused && head.is_none() && matches!(empty, Empty::DeleteList(_)) && all.len() > 1;
         let mut freed = Freed::new(self.g, follow, &all, &base);
-        let kept = self.opts.minimizer.minimize_then(
-            &weights,
-            empty != Empty::Never,
-            self.opts.jobs,
-            &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
-                let edits = |tree: &Tree, keep: &Vec<usize>| {
-                    if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
-                        return base.with(n, Edit::Delete);
-                    }
-                    let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
-                    let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !freed.gone.contains(k)).collect();
-                    let mut e = base.clone();
-                    e.delete(all.iter().copied().filter(|c| !kept.contains(c)));
-                    if head.is_some_and(|h| !kept.contains(&h)) {
-                        // keep is never empty and h is its only non-element: promote the first.
-                        let first = keep[0];
-                        e.insert(first, Edit::Replace(tree.node(first).children[1]));
+        let list = ListRequest { weights: &weights, may_empty: empty != Empty::Never, lookahead: self.opts.jobs };
+        let kept = self.opts.minimizer.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+            let edits = |tree: &Tree, keep: &Vec<usize>| {
+                if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
+                    return base.with(n, Edit::Delete);
+                }
+                let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
+                let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !freed.gone.contains(k)).collect();
+                let mut e = base.clone();
+                e.delete(all.iter().copied().filter(|c| !kept.contains(c)));
+                if head.is_some_and(|h| !kept.contains(&h)) {
+                    // keep is never empty and h is its only non-element: promote the first.
+                    let first = keep[0];
+                    e.insert(first, Edit::Replace(tree.node(first).children[1]));
+                }
+                e
+            };
+            let batch: Vec<EditSet> = keeps.iter().map(|k| edits(&r.tree, k)).collect();
+            // Built only when the oracle speculates on candidate `i`'s success: its
+            // follow-up if there is one (judged next), then ddmin's next candidates as
+            // they are once that follow-up passed.
+            let then = |tree: &Tree, i: usize| {
+                let state = edits(tree, &keeps[i]);
+                let next = next(i);
+                if let (Some(done), true, true) = (done, next.is_empty(), keeps[i].is_empty()) {
+                    return done(tree, &state);
+                }
+                let after = if follow { freed.after(tree, &state, &tree.live(&state)) } else { None };
+                let next = next.into_iter().map(|k| {
+                    let mut e = edits(tree, &k);
+                    if let Some((_, dead)) = &after {
+                        e.delete(dead.iter().copied());
                     }
                     e
-                };
-                let batch: Vec<EditSet> = keeps.iter().map(|k| edits(&r.tree, k)).collect();
-                // Built only when the oracle speculates on candidate `i`'s success: its
-                // follow-up if there is one (judged next), then ddmin's next candidates as
-                // they are once that follow-up passed.
-                let then = |tree: &Tree, i: usize| {
-                    let state = edits(tree, &keeps[i]);
-                    let next = next(i);
-                    if let (Some(done), true, true) = (done, next.is_empty(), keeps[i].is_empty()) {
-                        return done(tree, &state);
-                    }
-                    let after = if follow { freed.after(tree, &state, &tree.live(&state)) } else { None };
-                    let next = next.into_iter().map(|k| {
-                        let mut e = edits(tree, &k);
-                        if let Some((_, dead)) = &after {
-                            e.delete(dead.iter().copied());
-                        }
-                        e
-                    });
-                    after.iter().map(|(follow_up, _)| follow_up.clone()).chain(next).collect()
-                };
-                // A keep whose deletions the follow-ups already made is the current best:
-                // interesting, without a test, once every candidate before it failed.
-                let same = batch.iter().position(|e| *e == r.state);
-                let tested = same.unwrap_or(batch.len());
-                let winner = match self.try_batch_then(r, batch.into_iter().take(tested).collect(), &[], &then)? {
-                    Some(i) => Some(i),
-                    None => return Ok(same),
-                };
-                freed.follow_up(self, r)?;
-                Ok(winner)
-            },
-        )?;
+                });
+                after.iter().map(|(follow_up, _)| follow_up.clone()).chain(next).collect()
+            };
+            // A keep whose deletions the follow-ups already made is the current best:
+            // interesting, without a test, once every candidate before it failed.
+            let same = batch.iter().position(|e| *e == r.state);
+            let tested = same.unwrap_or(batch.len());
+            let winner = match self.try_batch_then(r, batch.into_iter().take(tested).collect(), &[], &then)? {
+                Some(i) => Some(i),
+                None => return Ok(same),
+            };
+            freed.follow_up(self, r)?;
+            Ok(winner)
+        })?;
         Ok(kept.into_iter().map(|i| all[i]).collect())
     }
 
