@@ -6,8 +6,8 @@ use crate::output::{self, Output};
 use crate::{exit, Fail, ReduceArgs};
 use lopper_parse::{Frontend, Registry};
 use lopper_reduce::oracle::{shell_quote, TransformRunner};
-use lopper_reduce::passes::{external::External, Pass};
-use lopper_reduce::{passes, Algorithm, Criteria, Encoding, GrammarCheck, Options, TestCommand};
+use lopper_reduce::passes::{external, external::External, Kind, Pass, PassInfo};
+use lopper_reduce::{Algorithm, Criteria, Encoding, GrammarCheck, Options, Pipeline, SearchOptions, TestCommand};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -52,6 +52,9 @@ pub struct Reduction {
     pub jobs: usize,
     /// Reducer settings.
     pub options: Options,
+    /// The passes `--passes` names, in order (the pipeline is built once the time limit
+    /// of external commands is known).
+    pub passes: Vec<&'static PassInfo>,
     /// Where to write `--stats` JSON.
     pub stats_path: Option<PathBuf>,
     /// `--keep-temps`.
@@ -68,15 +71,7 @@ pub struct Reduction {
     pub transforms: Vec<String>,
     /// `--transform-count` commands: the i-th counts the i-th transform's instances.
     pub transform_counts: Vec<String>,
-    /// Whether clang_delta's passes were asked for and apply (a C program).
-    pub clang_delta: bool,
 }
-
-/// Candidates per test slot handed to the oracle at once (see `Options::jobs`).
-pub const LOOKAHEAD: usize = 4;
-
-/// The `--passes` name of clang_delta's transformations.
-pub const CLANG_DELTA: &str = "clang_delta";
 
 /// Finds and loads FILE's language: `--lang`, else `--grammar`, else by extension.
 ///
@@ -159,7 +154,7 @@ impl Reduction {
             return Err(Fail(exit::USAGE, "--timeout must be a positive number of seconds".into()));
         }
         let file_name = file.file_name().ok_or_else(|| Fail(exit::BAD_INPUT, format!("{} is not a file", file.display())))?.to_os_string();
-        let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+        let jobs = crate::runtime::jobs(a.jobs);
         let test_name = match &test {
             TestCommand::Script(t) => t.display().to_string(),
             TestCommand::Shell(cmd) => format!("sh -c '{cmd}'"),
@@ -167,11 +162,7 @@ impl Reduction {
         // Baselines know no grammar: their invalid candidates are tested, and counted.
         let baseline = a.algorithm != Algorithm::Perses;
         let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
-        let (layout, unused) = (passes::layout::LAYOUT.0, passes::unused::UNUSED.0);
-        if let Some(bad) = a.passes.iter().find(|p| ![passes::PERSES, unused, CLANG_DELTA, layout].contains(&p.as_str()) && passes::create(p).is_none()) {
-            let known: Vec<&str> = [unused, passes::PERSES].into_iter().chain(passes::BUILT_IN.iter().map(|b| b.0)).chain([CLANG_DELTA, layout]).collect();
-            return Err(Fail(exit::USAGE, format!("unknown pass `{bad}` (known: {}; see --list-passes)", known.join(", "))));
-        }
+        let passes = Pipeline::parse(&a.passes).map_err(|e| Fail(exit::USAGE, e.to_string()))?;
         let transforms = a.transform.clone();
         if a.transform_count.len() > transforms.len() {
             return Err(Fail(
@@ -183,19 +174,12 @@ impl Reduction {
                 ),
             ));
         }
-        let clang_delta = a.passes.iter().any(|p| p == CLANG_DELTA) && frontend.name() == "c";
-        // The reducer hands the oracle LOOKAHEAD times as many candidates as tests may run at
-        // once, so a slot that frees starts the next candidate at once instead of idling
-        // until the whole batch is judged; the result and counts do not depend on it.
-        let lookahead = if jobs > 1 { jobs * LOOKAHEAD } else { 1 };
         let options = Options {
             fixpoint: !a.no_fixpoint,
             grammar_check,
             algorithm: a.algorithm,
-            minimizer: a.minimizer,
-            jobs: lookahead,
-            passes: a.passes,
-            ..Options::default()
+            search: SearchOptions { minimizer: a.minimizer, ..SearchOptions::perses(crate::runtime::window(jobs)) },
+            threads: jobs,
         };
         let verbosity = match (a.quiet, a.verbose) {
             (true, _) => Verbosity::Quiet,
@@ -215,27 +199,26 @@ impl Reduction {
             timeout: a.timeout.map(Duration::from_secs_f64),
             jobs,
             options,
+            passes,
             stats_path: a.stats,
             keep_temps: a.keep_temps,
             launcher: a.launcher.clone(),
             work_dir: a.work_dir.clone(),
-            cache_dir: if a.no_cache { None } else { Some(a.cache_dir.clone().unwrap_or_else(|| output::cache_home().join("verdicts"))) },
+            cache_dir: crate::runtime::verdict_dir(a.no_cache, a.cache_dir.as_deref()),
             verbosity,
             transforms,
             transform_counts: a.transform_count.clone(),
-            clang_delta,
         })
     }
 
-    /// The passes after Perses, in order: the built-in ones `--passes` names, then
-    /// clang_delta's C transformations (when asked for, the program is C, and clang_delta is
-    /// installed), then every `--transform` command. External commands get the test's time
-    /// limit `timeout`.
+    /// The pipeline `--passes` names, in order: clang_delta's C transformations where it
+    /// stands (when the program is C and clang_delta is installed), then every
+    /// `--transform` command at the end of the main group. External commands get the
+    /// test's time limit `timeout`.
     ///
     /// # Errors
     /// Creating an external runner's temporary directory.
-    pub fn after_passes(&self, timeout: Duration, interrupt: &Arc<AtomicBool>) -> Result<Vec<Box<dyn Pass>>, lopper_reduce::OracleError> {
-        let mut after: Vec<Box<dyn Pass>> = self.options.passes.iter().filter_map(|p| passes::create(p)).collect();
+    pub fn pipeline(&self, timeout: Duration, interrupt: &Arc<AtomicBool>) -> Result<Pipeline, lopper_reduce::OracleError> {
         let external = |name: String, cmd: &str, count: Option<&String>| -> Result<Box<dyn Pass>, lopper_reduce::OracleError> {
             let runner = TransformRunner::new(cmd, self.file_name.clone(), timeout, interrupt.clone())?.with_encoding(self.encoding);
             let pass = External::new(name, runner);
@@ -244,22 +227,37 @@ impl Reduction {
                 None => pass,
             }))
         };
-        if self.clang_delta {
-            match passes::external::find_clang_delta() {
-                Some(bin) => {
-                    for t in passes::external::CLANG_DELTA_C {
-                        let (cmd, count) = passes::external::clang_delta(&bin, t);
-                        after.push(external(format!("clang_delta:{t}"), &cmd, Some(&count))?);
-                    }
-                }
-                None if self.verbosity != Verbosity::Quiet => eprintln!("lopper: clang_delta not found (apt-get install cvise); its passes are skipped"),
-                None => {}
+        let mut failed = None;
+        let mut pipeline = Pipeline::build(&self.passes, &mut |info| {
+            debug_assert!(matches!(info.kind, Kind::External));
+            if info.name != external::CLANG_DELTA.name || self.frontend.name() != "c" {
+                return Vec::new();
             }
+            let Some(bin) = external::find_clang_delta() else {
+                if self.verbosity != Verbosity::Quiet {
+                    eprintln!("lopper: clang_delta not found (apt-get install cvise); its passes are skipped");
+                }
+                return Vec::new();
+            };
+            let built: Result<Vec<_>, _> = external::CLANG_DELTA_C
+                .iter()
+                .map(|t| {
+                    let (cmd, count) = external::clang_delta(&bin, t);
+                    external(format!("clang_delta:{t}"), &cmd, Some(&count))
+                })
+                .collect();
+            built.unwrap_or_else(|e| {
+                failed = Some(e);
+                Vec::new()
+            })
+        });
+        if let Some(e) = failed {
+            return Err(e);
         }
         for (i, cmd) in self.transforms.iter().enumerate() {
-            after.push(external(cmd.clone(), cmd, self.transform_counts.get(i))?);
+            pipeline.push_main(external(cmd.clone(), cmd, self.transform_counts.get(i))?);
         }
-        Ok(after)
+        Ok(pipeline)
     }
 
     /// A command that reproduces one test run in a fresh directory, every path quoted; the

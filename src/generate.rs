@@ -3,19 +3,17 @@
 //! (`lopper_reduce::generator`), and, when the output's language is known, finishes with the
 //! usual pipeline on the smallest output.
 
-use crate::{exit, sanity_failure_message, Fail};
+use crate::{exit, runtime, sanity_failure_message, Fail};
 use clap::Args;
 use lopper_reduce::generator::trace::Trace;
 use lopper_reduce::generator::{self, GenOptions, GenProgress, GenStats, Strategy};
-use lopper_reduce::oracle::cache::{PersistentCache, TestIdentity};
+use lopper_reduce::oracle::cache::TestIdentity;
 use lopper_reduce::oracle::generator::{Align, GeneratorRunner};
-use lopper_reduce::{check_original, passes, sanity, Criteria, Options, ScriptOracle, TestCommand};
+use lopper_reduce::{check_original, sanity, Criteria, Options, Pipeline, ScriptOracle, TestCommand};
 use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// `lopper generate [OPTIONS] TEST -- CMD [ARGS...]`.
@@ -100,13 +98,9 @@ fn by_name<T: Copy>(all: &[(T, &'static str)], what: &str, name: &str) -> Result
     })
 }
 
-/// Writes `text` to `path` through a temporary file beside it, so a reader never sees half.
+/// Writes `text` to `path` atomically ([`runtime::write_atomic`]).
 fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    runtime::write_atomic(path, text.as_bytes(), |_| Ok(()))
 }
 
 /// `OUT.trace`.
@@ -144,12 +138,8 @@ impl lopper_reduce::Progress for OutputKeeper<'_> {
 
 /// Runs `lopper generate`.
 pub fn generate_cmd(a: GenerateArgs) -> Result<(), Fail> {
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
-    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let interrupt = runtime::interrupt_flag();
+    let jobs = runtime::jobs(a.jobs);
     let given_timeout = a.timeout.map(Duration::from_secs_f64);
     let mut runner = GeneratorRunner::new(a.command.clone(), given_timeout.unwrap_or(sanity::MAX_DERIVED_TIMEOUT), interrupt.clone())
         .map_err(|e| Fail(exit::ERROR, e.to_string()))?;
@@ -199,79 +189,98 @@ pub fn generate_cmd(a: GenerateArgs) -> Result<(), Fail> {
     }
     write_atomic(out, &output).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", out.display())))?;
     write_atomic(&trace_path(out), &trace.to_jsonl()).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", trace_path(out).display())))?;
-    let opts = GenOptions { align: a.align, strategy: a.algorithm, jobs, fixpoint: true };
-    let cache_dir = (!a.no_cache).then(|| a.cache_dir.clone().unwrap_or_else(|| crate::output::cache_home().join("verdicts")));
+    let cache_dir = runtime::verdict_dir(a.no_cache, a.cache_dir.as_deref());
     let identity = TestIdentity::of(&TestCommand::Script(fs::canonicalize(test).unwrap_or(test.clone())), &Criteria::default(), std::ffi::OsStr::new(&name));
     let mut direct = oracle;
-    let mut cached;
-    let oracle: &mut dyn lopper_reduce::Oracle = match &cache_dir {
-        Some(dir) => {
-            cached = PersistentCache::new(&mut direct, dir, identity);
-            if let Some(w) = cached.warning() {
-                eprintln!("lopper: warning: {w}");
-            }
-            &mut cached
-        }
-        None => &mut direct,
-    };
-    let mut keeper = Keeper { out, quiet: a.quiet };
-    let outcome = generator::reduce_trace(&runner, oracle, output, trace, &opts, &mut keeper).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
-    let s = &outcome.stats;
-    if !a.quiet {
-        eprintln!(
-            "lopper: generator: bytes {} -> {}, choices {} -> {}; {} tests, {} generator runs ({} infeasible, {} re-aligned), {} rounds, {:.1} s",
-            s.bytes_before, s.bytes_after, s.choices_before, s.choices_after, s.tests, s.generator_runs, s.infeasible, s.realigned, s.rounds, s.seconds
-        );
+    let run = Generated { a: &a, runner: &runner, out, name: &name, jobs };
+    let (result, cache_warning) = runtime::with_verdicts(&mut direct, cache_dir.as_deref(), identity, |oracle| run.reduce(oracle, output, trace));
+    if let Some(w) = cache_warning {
+        eprintln!("lopper: warning: {w}");
     }
-    let mut final_stats = serde_json::json!({ "generator": outcome.stats, "sanity_runs": sane.runs });
-    let mut interrupted = outcome.interrupted;
-    // Then the grammar, if there is one: syntax-guided reduction finishes the last tokens.
-    if !a.no_then_perses && !interrupted {
-        let frontend = match crate::config::language(Path::new(&name), a.lang.as_deref(), None) {
-            Ok(f) => Some(f),
-            Err(e) if a.lang.is_some() => return Err(e),
-            Err(_) => None,
-        };
-        if let Some(frontend) = frontend {
-            let names = ["perses", "subtrees", "tokens", "identifiers", "literals"];
-            let options = Options { jobs, passes: names.iter().map(|s| s.to_string()).collect(), ..Options::default() };
-            let after = names.iter().filter_map(|p| passes::create(p)).collect();
-            let mut keep = OutputKeeper(out);
-            match lopper_reduce::reduce_with_passes(&frontend, &outcome.output, oracle, &options, after, &mut keep) {
-                Ok(o) => {
-                    if !a.quiet {
-                        eprintln!(
-                            "lopper: then {}: tokens {} -> {}, bytes {} -> {}; {} tests",
-                            frontend.name(),
-                            o.stats.tokens_before,
-                            o.stats.tokens_after,
-                            outcome.output.len(),
-                            o.text.len(),
-                            o.stats.tests
-                        );
-                    }
-                    write_atomic(out, &o.text).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", out.display())))?;
-                    interrupted |= o.interrupted;
-                    final_stats["then"] = serde_json::json!({ "language": frontend.name(), "tokens_before": o.stats.tokens_before, "tokens_after": o.stats.tokens_after, "bytes_after": o.text.len(), "tests": o.stats.tests });
-                }
-                // The generator's output need not parse (or may parse with errors); keep it.
-                Err(e) => {
-                    if !a.quiet {
-                        eprintln!("lopper: not reduced further as {}: {e}", frontend.name());
-                    }
-                }
-            }
-        }
+    let (generated, then, interrupted) = result?;
+    let mut final_stats = serde_json::json!({ "generator": generated, "sanity_runs": sane.runs });
+    if let Some(then) = then {
+        final_stats["then"] = then;
     }
     if !a.quiet {
         eprintln!("lopper: result {} (trace {})", out.display(), trace_path(out).display());
     }
     if let Some(path) = &a.stats {
-        let text = serde_json::to_string_pretty(&final_stats).expect("stats serialize");
-        fs::write(path, text + "\n").map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
+        runtime::write_json(path, &final_stats).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
     }
     if interrupted {
         return Err(Fail(exit::INTERRUPTED, String::new()));
     }
     Ok(())
+}
+
+/// A recorded generator run to reduce.
+struct Generated<'a> {
+    a: &'a GenerateArgs,
+    runner: &'a GeneratorRunner,
+    out: &'a Path,
+    name: &'a str,
+    jobs: usize,
+}
+
+impl Generated<'_> {
+    /// The trace reduced with `oracle`, then (when the output's language is known) the
+    /// output with the usual passes: the stats of each (the second only when it ran), and
+    /// whether the run was interrupted.
+    fn reduce(&self, oracle: &mut dyn lopper_reduce::Oracle, output: String, trace: Trace) -> Result<(GenStats, Option<serde_json::Value>, bool), Fail> {
+        let (a, out, jobs) = (self.a, self.out, self.jobs);
+        let opts = GenOptions { align: a.align, strategy: a.algorithm, jobs, fixpoint: true };
+        let mut keeper = Keeper { out, quiet: a.quiet };
+        let outcome = generator::reduce_trace(self.runner, oracle, output, trace, &opts, &mut keeper).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
+        let s = &outcome.stats;
+        if !a.quiet {
+            eprintln!(
+                "lopper: generator: bytes {} -> {}, choices {} -> {}; {} tests, {} generator runs ({} infeasible, {} re-aligned), {} rounds, {:.1} s",
+                s.bytes_before, s.bytes_after, s.choices_before, s.choices_after, s.tests, s.generator_runs, s.infeasible, s.realigned, s.rounds, s.seconds
+            );
+        }
+        let mut then = None;
+        let mut interrupted = outcome.interrupted;
+        // Then the grammar, if there is one: syntax-guided reduction finishes the last tokens.
+        if !a.no_then_perses && !interrupted {
+            let frontend = match crate::config::language(Path::new(self.name), a.lang.as_deref(), None) {
+                Ok(f) => Some(f),
+                Err(e) if a.lang.is_some() => return Err(e),
+                Err(_) => None,
+            };
+            if let Some(frontend) = frontend {
+                let names = ["perses", "subtrees", "tokens", "identifiers", "literals"];
+                let options = Options { threads: jobs, ..Options::perses(runtime::window(jobs)) };
+                let pipeline = Pipeline::built_in(&names).expect("built-in passes");
+                let mut keep = OutputKeeper(out);
+                match lopper_reduce::reduce(&frontend, &outcome.output, oracle, &options, pipeline, &mut keep) {
+                    Ok(o) => {
+                        if !a.quiet {
+                            eprintln!(
+                                "lopper: then {}: tokens {} -> {}, bytes {} -> {}; {} tests",
+                                frontend.name(),
+                                o.stats.tokens_before,
+                                o.stats.tokens_after,
+                                outcome.output.len(),
+                                o.text.len(),
+                                o.stats.tests
+                            );
+                        }
+                        write_atomic(out, &o.text).map_err(|e| Fail(exit::OUTPUT, format!("cannot write {}: {e}", out.display())))?;
+                        interrupted |= o.interrupted;
+                        then = Some(
+                            serde_json::json!({ "language": frontend.name(), "tokens_before": o.stats.tokens_before, "tokens_after": o.stats.tokens_after, "bytes_after": o.text.len(), "tests": o.stats.tests }),
+                        );
+                    }
+                    // The generator's output need not parse (or may parse with errors); keep it.
+                    Err(e) => {
+                        if !a.quiet {
+                            eprintln!("lopper: not reduced further as {}: {e}", frontend.name());
+                        }
+                    }
+                }
+            }
+        }
+        Ok((outcome.stats, then, interrupted))
+    }
 }

@@ -8,19 +8,18 @@ mod config;
 mod generate;
 mod output;
 mod report;
+mod runtime;
 
 use config::{language, read_program, Reduction, Verbosity};
 use lopper_parse::Registry;
-use lopper_reduce::oracle::cache::{PersistentCache, TestIdentity};
-use lopper_reduce::{check_original, passes, reduce_with_passes, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
+use lopper_reduce::oracle::cache::TestIdentity;
+use lopper_reduce::{check_original, passes, reduce, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
 use report::Reporter;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 /// Exit codes, documented in docs/cli.md.
 mod exit {
@@ -62,20 +61,15 @@ pub struct ReduceArgs {
     /// List the reduction algorithms with their sources, and exit.
     #[arg(long)]
     pub list_algorithms: bool,
-    /// The passes, in order, comma-separated: `unused` (the list elements that declare a
-    /// name used nowhere else, minimized together at the start of each Perses round, and
-    /// what each deletion of Perses' ddmin left unused),
-    /// `perses` (Perses' list deletion and replacement), the passes past 1-minimality (`subtrees`, `tokens`, `identifiers`,
-    /// `literals`), and
-    /// `clang_delta` (C-Vise's clang_delta transformations, for C, when installed), and
-    /// `layout` (the result laid out readably, once at the end); see --list-passes.
-    /// Default: all of them.
-    #[arg(
-        long,
-        value_name = "LIST",
-        value_delimiter = ',',
-        default_value = "unused,perses,identifiers,literals,inline,params,subtrees,tokens,clang_delta,layout"
-    )]
+    /// The passes, comma-separated, from the registry (see --list-passes): `unused` (the
+    /// list elements that declare a name used nowhere else, minimized together; part of
+    /// each Perses round), `perses` (Perses' list deletion and replacement), the passes
+    /// past 1-minimality (`identifiers`, `literals`, `inline`, `params`, `subtrees`,
+    /// `tokens`), `clang_delta` (C-Vise's clang_delta transformations, for C, when
+    /// installed) and `layout` (the result laid out readably). Each runs in its group:
+    /// `main` ones every round of the global fixpoint in the order given, `last` ones once
+    /// at the end. Default: all of them, in the registry's order.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = lopper_reduce::pipeline::REGISTRY.map(|p| p.name.to_string()))]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may
@@ -370,6 +364,29 @@ pub fn sanity_failure_message(e: SanityError, what: &str, reproduce: &str) -> Fa
     }
 }
 
+/// `--list-passes`: every registry entry in the default order, by group, with its
+/// description and source (clang_delta's with where it was found and its transformations).
+fn list_passes() -> String {
+    use lopper_reduce::passes::{Group, Kind};
+    let mut out = String::new();
+    for info in lopper_reduce::pipeline::REGISTRY {
+        let group = match info.group {
+            Group::First => "first",
+            Group::Main => "main",
+            Group::Last => "last",
+        };
+        let extra = match info.kind {
+            Kind::External => {
+                let found = passes::external::find_clang_delta().map_or("not found: apt-get install cvise".to_string(), |p| format!("found: {}", p.display()));
+                format!(" ({found}): {}", passes::external::CLANG_DELTA_C.join(", "))
+            }
+            _ => String::new(),
+        };
+        out.push_str(&format!("{:14} {:5} {}{extra}\n", info.name, group, info.about));
+    }
+    out
+}
+
 fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     if a.list_algorithms {
         for (_, name, about) in lopper_reduce::Algorithm::ALL {
@@ -382,24 +399,12 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         return Ok(());
     }
     if a.list_passes {
-        println!("{:14} {}", passes::unused::UNUSED.0, passes::unused::UNUSED.1);
-        println!("{:14} Perses (Sun et al., ICSE 2018): ddmin over Kleene star/plus/optional children, replacement by subsumed descendants", passes::PERSES);
-        for (name, about) in passes::BUILT_IN {
-            println!("{name:14} {about}");
-        }
-        let found = passes::external::find_clang_delta().map_or("not found: apt-get install cvise".to_string(), |p| format!("found: {}", p.display()));
-        println!("{:14} C-Vise's clang_delta on C programs ({found}): {}", config::CLANG_DELTA, passes::external::CLANG_DELTA_C.join(", "));
-        println!("{:14} {}", passes::layout::LAYOUT.0, passes::layout::LAYOUT.1);
+        print!("{}", list_passes());
         return Ok(());
     }
     let mut r = Reduction::from_args(a)?;
     let quiet = r.verbosity == Verbosity::Quiet;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // A second Ctrl-C while the first is being handled has nothing left to stop.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
+    let interrupt = runtime::interrupt_flag();
     let timeout = r.timeout.unwrap_or(sanity::MAX_DERIVED_TIMEOUT);
     let oracle = match &r.test {
         TestCommand::Script(t) => ScriptOracle::new(t, r.file_name.clone(), timeout, interrupt.clone()),
@@ -438,22 +443,12 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             oracle.timeout().as_secs_f64()
         );
     }
-    let after = r.after_passes(oracle.timeout(), &interrupt).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
+    let pipeline = r.pipeline(oracle.timeout(), &interrupt).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
     let mut reporter = Reporter::new(&mut r.output, r.verbosity);
-    let (result, cache_warning) = match &r.cache_dir {
-        Some(dir) => {
-            let identity = TestIdentity::of(&r.test, &r.criteria, &r.file_name);
-            let mut cached = PersistentCache::new(&mut oracle, dir, identity);
-            if let Some(w) = cached.warning() {
-                eprintln!("lopper: warning: {w}");
-            }
-            let opened = cached.warning().is_none();
-            let result = reduce_with_passes(&r.frontend, &r.text, &mut cached, &r.options, after, &mut reporter);
-            // A store that failed during the run: said once, at the end.
-            (result, cached.warning().filter(|_| opened).map(str::to_string))
-        }
-        None => (reduce_with_passes(&r.frontend, &r.text, &mut oracle, &r.options, after, &mut reporter), None),
-    };
+    let identity = TestIdentity::of(&r.test, &r.criteria, &r.file_name);
+    let (result, cache_warning) = runtime::with_verdicts(&mut oracle, r.cache_dir.as_deref(), identity, |oracle| {
+        reduce(&r.frontend, &r.text, oracle, &r.options, pipeline, &mut reporter)
+    });
     reporter.finish();
     drop(reporter);
     if let Some(w) = cache_warning {

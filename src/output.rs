@@ -197,28 +197,15 @@ impl Output {
     }
 
     fn write_atomically(&self, text: &str) -> std::io::Result<()> {
-        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".lopper-tmp").tempfile_in(parent_dir(&self.path))?;
-        tmp.write_all(&self.encoding.encode(text))?;
-        if let Some((uid, gid)) = self.owner {
-            // Only root may give a file away; keeping our own ownership is the fallback.
-            let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(uid), Some(gid));
-        }
-        // After the owner: chown clears set-id bits.
-        tmp.as_file().set_permissions(fs::Permissions::from_mode(self.mode))?;
-        tmp.persist(&self.path).map_err(|e| e.error)?;
-        Ok(())
+        crate::runtime::write_atomic(&self.path, &self.encoding.encode(text), |tmp| {
+            if let Some((uid, gid)) = self.owner {
+                // Only root may give a file away; keeping our own ownership is the fallback.
+                let _ = std::os::unix::fs::fchown(tmp, Some(uid), Some(gid));
+            }
+            // After the owner: chown clears set-id bits.
+            tmp.set_permissions(fs::Permissions::from_mode(self.mode))
+        })
     }
-}
-
-/// lopper's cache directory: `$LOPPER_CACHE`, else the user's cache dir's `lopper`
-/// (`$XDG_CACHE_HOME/lopper`, `~/.cache/lopper`).
-pub fn cache_home() -> PathBuf {
-    if let Some(d) = std::env::var_os("LOPPER_CACHE") {
-        return PathBuf::from(d);
-    }
-    use etcetera::BaseStrategy;
-    etcetera::choose_base_strategy().map_or_else(|_| std::env::temp_dir().join("lopper-cache"), |s| s.cache_dir().join("lopper"))
 }
 
 /// The programs lopper wrote in place while reducing one original: a file named by the
@@ -232,7 +219,7 @@ pub struct ReductionLog {
 impl ReductionLog {
     /// `$LOPPER_CACHE/reductions`, else the user cache's `lopper/reductions`.
     pub fn default_dir() -> PathBuf {
-        cache_home().join("reductions")
+        crate::runtime::cache_home().join("reductions")
     }
 
     /// The log of the original with these bytes, in `dir`.

@@ -210,6 +210,5 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, was
             .collect(),
         stats: s,
     };
-    let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
-    std::fs::write(path, json + "\n")
+    crate::runtime::write_json(path, &report)
 }

@@ -6,20 +6,27 @@
 //! re-exported as [`oracle`]) does. The oracle never inspects trees: it sees candidate text
 //! only.
 
+pub mod baselines;
+pub mod engine;
 pub mod generator;
 pub mod judge;
 pub mod minimize;
 pub mod passes;
 pub mod perses;
+pub mod pipeline;
+pub mod stats;
+pub mod unused;
 
-pub use judge::{GrammarCheck, NoProgress, PassStats, PassTime, Progress, ProgressPoint, Stats};
+pub use engine::{Options, SearchOptions};
+pub use judge::GrammarCheck;
 /// The oracle crate: test runs, transformation and generator runs, the verdict cache and
 /// the sanity checks of the original.
 pub use lopper_oracle as oracle;
 pub use lopper_oracle::sanity;
 pub use oracle::{Criteria, Encoding, Oracle, OracleError, RunReport, ScriptOracle, TestCommand, Verdict};
-pub use perses::{reduce, reduce_with_passes, Algorithm, Options, Outcome, ReduceError};
+pub use pipeline::{reduce, Algorithm, Outcome, Pipeline, ReduceError, Step};
 pub use sanity::{check_original, Sanity, SanityError};
+pub use stats::{NoProgress, PassStats, PassTime, Progress, ProgressPoint, Stats};
 
 #[cfg(test)]
 mod tests;

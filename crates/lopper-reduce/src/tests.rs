@@ -1,6 +1,6 @@
 //! Reducer tests with synthetic oracles (closures over the candidate text): no processes.
 
-use crate::perses::{reduce, Options, Outcome};
+use crate::{reduce, Options, Outcome, Pipeline};
 use lopper_parse::{Frontend, Language};
 
 fn run(lang: Language, src: &str, pred: impl Fn(&str) -> bool) -> Outcome {
@@ -10,7 +10,7 @@ fn run(lang: Language, src: &str, pred: impl Fn(&str) -> bool) -> Outcome {
         seen.push(c.to_string());
         pred(c)
     };
-    let out = reduce(&f, src, &mut oracle, &Options::default(), &mut crate::NoProgress).unwrap();
+    let out = reduce(&f, src, &mut oracle, &Options::perses(1), Pipeline::perses(), &mut crate::NoProgress).unwrap();
     // Every candidate the reducer tested is syntactically valid.
     for c in &seen {
         assert_eq!(f.syntax_errors(c).unwrap(), 0, "tested an invalid candidate:\n{c}");
@@ -62,7 +62,7 @@ fn comments_are_dropped_when_the_test_allows() {
 fn an_uninteresting_original_is_an_error() {
     let f = Frontend::new(Language::C).unwrap();
     let mut no = |_: &str| false;
-    let r = reduce(&f, "int x;\n", &mut no, &Options::default(), &mut crate::NoProgress);
+    let r = reduce(&f, "int x;\n", &mut no, &Options::perses(1), Pipeline::perses(), &mut crate::NoProgress);
     assert!(matches!(r, Err(crate::ReduceError::NotInteresting(crate::Verdict::NotInteresting))));
 }
 
@@ -73,7 +73,7 @@ fn lookahead_batches_change_nothing_but_speed() {
     let f = Frontend::new(Language::C).unwrap();
     let mut results = Vec::new();
     for jobs in [1, 2, 5, 8, 32] {
-        let opts = Options { jobs, ..Options::default() };
+        let opts = Options::perses(jobs);
         // The texts the oracle judges, in order: windows across nodes and passes must hold
         // exactly the sequential run's candidates.
         let mut judged = Vec::new();
@@ -81,7 +81,7 @@ fn lookahead_batches_change_nothing_but_speed() {
             judged.push(c.to_string());
             pred(c)
         };
-        let out = reduce(&f, src, &mut oracle, &opts, &mut crate::NoProgress).unwrap();
+        let out = reduce(&f, src, &mut oracle, &opts, Pipeline::perses(), &mut crate::NoProgress).unwrap();
         let per_pass: Vec<(String, usize, usize)> = out.stats.pass_stats.iter().map(|p| (p.name.clone(), p.tests, p.accepted)).collect();
         results.push((out.text, out.stats.tests, out.stats.candidates, out.stats.cache_hits, out.stats.accepted, per_pass, judged));
     }
@@ -93,9 +93,9 @@ fn lookahead_batches_change_nothing_but_speed() {
 
 fn run_with(algorithm: crate::Algorithm, src: &str, pred: impl Fn(&str) -> bool) -> Outcome {
     let f = Frontend::new(Language::C).unwrap();
-    let opts = Options { algorithm, grammar_check: crate::GrammarCheck::Count, ..Options::default() };
+    let opts = Options { algorithm, grammar_check: crate::GrammarCheck::Count, ..Options::perses(1) };
     let mut oracle = |c: &str| pred(c);
-    reduce(&f, src, &mut oracle, &opts, &mut crate::NoProgress).unwrap()
+    reduce(&f, src, &mut oracle, &opts, Pipeline::perses(), &mut crate::NoProgress).unwrap()
 }
 
 const BASELINE_SRC: &str = "int a(void) { return 1; }\nint b(int x) {\n  int y = x + 2;\n  return crash(y);\n}\nint c(void) { return 3; }\n";
@@ -144,7 +144,7 @@ fn perses_changes_are_learnt_first_and_presumed_after_a_renaming() {
     };
     let mut progress = crate::NoProgress;
     let mut j = Judge::new(&f, "int count;\nint main() { count = 2; }\nint x;\nint y;\n", &mut oracle, GrammarCheck::Reject, &mut progress).unwrap();
-    let key = crate::judge::LocalKey { pass: crate::passes::PERSES, modulo_words: true };
+    let key = crate::judge::LocalKey { pass: crate::perses::INFO.name, modulo_words: true };
     let (record, presume) = (Memo::Record(key), Memo::Presume(key));
     // Recording: the deletion is tested, fails, and is learnt.
     assert_eq!(j.judge(Batch { memo: record, ..Batch::new(&["int count;\nint main() { }\nint x;\nint y;\n".into()], &|_| 0) }).unwrap(), None);

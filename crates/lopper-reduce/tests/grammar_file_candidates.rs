@@ -4,7 +4,7 @@
 //! transformations make, and none may be invalid.
 
 use lopper_parse::Frontend;
-use lopper_reduce::{reduce, GrammarCheck, Options};
+use lopper_reduce::{reduce, GrammarCheck, Options, Pipeline};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -21,8 +21,8 @@ fn every_candidate_parses(grammar: &str, src: &str, needle: &str) -> Result<(), 
         seen.push(c.to_string());
         c.contains(needle)
     };
-    let opts = Options { grammar_check: GrammarCheck::Count, ..Options::default() };
-    let out = reduce(&f, src, &mut oracle, &opts, &mut lopper_reduce::NoProgress).unwrap();
+    let opts = Options { grammar_check: GrammarCheck::Count, ..Options::perses(1) };
+    let out = reduce(&f, src, &mut oracle, &opts, Pipeline::perses(), &mut lopper_reduce::NoProgress).unwrap();
     for c in &seen {
         prop_assert_eq!(f.syntax_errors(c).unwrap(), 0, "candidate does not parse:\n{}\n(from:\n{})", c, src);
     }

@@ -4,7 +4,7 @@
 //! limit and process-group discipline as a test. C-Vise's `clang_delta` transformations
 //! plug in this way (see [`clang_delta`]).
 
-use super::{Context, Instance, Pass};
+use super::{Context, Group, Instance, Kind, Pass, PassInfo};
 use crate::oracle::{OracleError, TransformOutcome, TransformRunner};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -143,6 +143,16 @@ impl Pass for External {
         self.count.is_some()
     }
 }
+
+/// clang_delta's transformations in the registry: for C programs, when `clang_delta` is
+/// installed, each of [`CLANG_DELTA_C`] as an external pass, built by the caller.
+pub const CLANG_DELTA: PassInfo = PassInfo {
+    name: "clang_delta",
+    about: "C-Vise's clang_delta transformations on C programs, each a pass in Regehr's protocol (apt-get install cvise)",
+    group: Group::Main,
+    grows: false,
+    kind: Kind::External,
+};
 
 /// The `clang_delta` transformations C-Vise applies to C programs that lopper runs as
 /// passes, in this order.

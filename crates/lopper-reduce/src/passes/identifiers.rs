@@ -6,7 +6,7 @@
 //! `//! lopper: identifier = rule`) and its aliases; names the grammar uses as literal
 //! tokens (keywords) are never chosen.
 
-use super::{Context, Instance, Pass};
+use super::{Context, Group, Instance, Kind, Pass, PassInfo};
 use lopper_grammar::{PnfRule, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId};
 use std::collections::HashSet;
@@ -40,9 +40,23 @@ fn shortlex_less(a: &str, b: &str) -> bool {
     (a.len(), a) < (b.len(), b)
 }
 
+/// This pass in the registry.
+pub const INFO: PassInfo = PassInfo {
+    name: "identifiers",
+    about: "identifier canonicalization: rename one identifier everywhere to the shortest unused name (T-Rec, TOSEM'24; Vulcan identifier replacement)",
+    group: Group::Main,
+    grows: false,
+    kind: Kind::Transformation(create),
+};
+
+/// A new instance of this pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(Identifiers::default())
+}
+
 impl Pass for Identifiers {
     fn name(&self) -> &str {
-        "identifiers"
+        INFO.name
     }
 
     fn fresh(&self) -> Option<Box<dyn Pass>> {

@@ -10,7 +10,7 @@
 //! in order of first occurrence, words in `D`'s order; the reducer screens variants with
 //! new syntax errors out before any test, as for every pass.
 
-use super::{Context, Instance, Pass};
+use super::{Context, Group, Instance, Kind, Pass, PassInfo};
 use lopper_grammar::{PnfRule, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
 use std::collections::{HashMap, HashSet};
@@ -25,9 +25,17 @@ pub struct Inline {
     instances: Vec<EditSet>,
 }
 
+/// This pass in the registry.
+pub const INFO: PassInfo = PassInfo { name: "inline", about: "definition inlining: delete a short definition and put one of its words in place of its name everywhere, e.g. a typedef (C-Vise's replace-simple-typedef and copy-propagation, without the language)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
+
+/// A new instance of this pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(Inline::default())
+}
+
 impl Pass for Inline {
     fn name(&self) -> &str {
-        "inline"
+        INFO.name
     }
 
     fn fresh(&self) -> Option<Box<dyn Pass>> {

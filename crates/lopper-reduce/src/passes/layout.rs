@@ -18,15 +18,19 @@
 //! add bytes), so the reducer runs it once, after the global fixpoint, and keeps its text
 //! only if it is interesting and has no new syntax errors.
 
-use super::span;
+use super::{span, Group, Kind, PassInfo};
 use lopper_tree::Tree;
 use std::ops::Range;
 
-/// The `--passes` name of the layout step, and what it does.
-pub const LAYOUT: (&str, &str) = (
-    "layout",
-    "the final result laid out readably: one line break and the bracket depth's indentation where the best had a line break, single spaces, no token glued to an operator; tested once",
-);
+/// The layout step in the registry: after the global fixpoint, and the one step whose
+/// text may grow.
+pub const INFO: PassInfo = PassInfo {
+    name: "layout",
+    about: "the final result laid out readably: one line break and the bracket depth's indentation where the best had a line break, single spaces, no token glued to an operator; tested once",
+    group: Group::Last,
+    grows: true,
+    kind: Kind::Layout,
+};
 
 /// Operators that read better with a space on each side (`a = b`, `() => x`, `a && b`).
 const SPACED: [&str; 27] = [

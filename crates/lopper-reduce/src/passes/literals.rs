@@ -4,7 +4,7 @@
 //! strings are nodes whose first and last tokens are the same quote character, or single
 //! tokens quoted so (grammar files' atomic string rules).
 
-use super::{Context, Instance, Pass};
+use super::{Context, Group, Instance, Kind, Pass, PassInfo};
 use lopper_grammar::{PnfRule, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
 
@@ -16,9 +16,23 @@ pub struct Literals {
 
 const QUOTES: [&str; 3] = ["\"", "'", "`"];
 
+/// This pass in the registry.
+pub const INFO: PassInfo = PassInfo {
+    name: "literals",
+    about: "literal canonicalization: numbers to 0 or 1, strings to empty (T-Rec, TOSEM'24)",
+    group: Group::Main,
+    grows: false,
+    kind: Kind::Transformation(create),
+};
+
+/// A new instance of this pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(Literals::default())
+}
+
 impl Pass for Literals {
     fn name(&self) -> &str {
-        "literals"
+        INFO.name
     }
 
     fn fresh(&self) -> Option<Box<dyn Pass>> {

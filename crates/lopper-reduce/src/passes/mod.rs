@@ -13,7 +13,8 @@
 //! then bytes, then shortlex), which the reducer checks, so same-size rewrites such as
 //! renaming still terminate.
 //!
-//! One module per pass: [`identifiers`] and [`literals`] (T-Rec's lexical
+//! One module per pass, each declaring itself once as a [`PassInfo`] named `INFO` (the
+//! pipeline's registry lists them): [`identifiers`] and [`literals`] (T-Rec's lexical
 //! canonicalization, Vulcan's identifier replacement), [`inline`] (a short definition
 //! inlined where its name is used), [`params`] (a local declaration moved into the
 //! parameter list), [`subtrees`] (Vulcan's sub-tree
@@ -29,7 +30,6 @@ pub mod literals;
 pub mod params;
 pub mod subtrees;
 pub mod tokens;
-pub mod unused;
 
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{EditSet, NodeId, Tree};
@@ -147,41 +147,49 @@ impl<'a> Measure<'a> {
     }
 }
 
-/// The built-in passes after Perses, in the default order, each with its source. The
-/// renamings come first: the deletions after them then test the renamed program, so a
-/// round that changes nothing finds their candidates in the verdict cache.
-pub const BUILT_IN: [(&str, &str); 6] = [
-    (
-        "identifiers",
-        "identifier canonicalization: rename one identifier everywhere to the shortest unused name (T-Rec, TOSEM'24; Vulcan identifier replacement)",
-    ),
-    ("literals", "literal canonicalization: numbers to 0 or 1, strings to empty (T-Rec, TOSEM'24)"),
-    (
-        "inline",
-        "definition inlining: delete a short definition and put one of its words in place of its name everywhere, e.g. a typedef (C-Vise's replace-simple-typedef and copy-propagation, without the language)",
-    ),
-    (
-        "params",
-        "local declaration to parameter: a short declaration of a function's body moves into its parameter list without its `;` (the inverse of C-Vise's param-to-local)",
-    ),
-    ("subtrees", "sub-tree replacement: a node becomes the smallest text its expected symbol derives, e.g. an expression `0`, a block `{}` (Vulcan, Xu et al. OOPSLA'23)"),
-    ("tokens", "local exhaustive deletion of 1-4 adjacent tokens, of token pairs within a window and of the 1st, 3rd and 4th of 4 tokens, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)"),
-];
+/// A pass as the registry declares it (after C-Vise's pass table and Perses'
+/// `ReducerAnnotation`): each built-in pass's module holds one, named `INFO`, and the
+/// pipeline's registry lists them in the default order.
+#[derive(Clone, Copy, Debug)]
+pub struct PassInfo {
+    /// Its `--passes` name.
+    pub name: &'static str,
+    /// One line: what it does, with its source.
+    pub about: &'static str,
+    /// Where in the pipeline it runs.
+    pub group: Group,
+    /// Whether its variants may be larger than the best (only then is it exempt from the
+    /// size order [`Measure`]).
+    pub grows: bool,
+    /// How it is built.
+    pub kind: Kind,
+}
 
-/// The name that selects Perses' own passes (list deletion and replacement, Perses §4).
-pub const PERSES: &str = "perses";
+/// The pipeline's pass groups (after C-Vise's first / main / last pass groups).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// Once, before the global fixpoint.
+    First,
+    /// In every round of the global fixpoint, in `--passes` order.
+    Main,
+    /// Once, after the global fixpoint.
+    Last,
+}
 
-/// A new instance of the built-in pass `name`, `None` for an unknown name.
-pub fn create(name: &str) -> Option<Box<dyn Pass>> {
-    Some(match name {
-        "subtrees" => Box::new(subtrees::Subtrees::default()),
-        "tokens" => Box::new(tokens::Tokens::default()),
-        "identifiers" => Box::new(identifiers::Identifiers::default()),
-        "literals" => Box::new(literals::Literals::default()),
-        "inline" => Box::new(inline::Inline::default()),
-        "params" => Box::new(params::Params::default()),
-        _ => return None,
-    })
+/// How a registry entry becomes part of a reduction.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    /// Perses' own search (Algorithm 2), to its own fixpoint.
+    Perses,
+    /// The unused-declarations search: part of each Perses round.
+    Unused,
+    /// A built-in transformation in Regehr's contract: a new instance.
+    Transformation(fn() -> Box<dyn Pass>),
+    /// External transformation commands (clang_delta's), which the caller builds: they run
+    /// processes with the test's time limit.
+    External,
+    /// The layout step.
+    Layout,
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! so the reducer counts the variant's tokens by parsing it): a move that only trades the
 //! `;` for a `,` is no smaller and never tested.
 
-use super::{span, Context, Instance, Pass};
+use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
 use lopper_tree::{EditSet, NodeId, NodeKind};
 
 /// The largest element, in tokens, that is moved: a declaration, not a whole statement.
@@ -22,9 +22,17 @@ pub struct Params {
     instances: Vec<String>,
 }
 
+/// This pass in the registry.
+pub const INFO: PassInfo = PassInfo { name: "params", about: "local declaration to parameter: a short declaration of a function's body moves into its parameter list without its `;` (the inverse of C-Vise's param-to-local)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
+
+/// A new instance of this pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(Params::default())
+}
+
 impl Pass for Params {
     fn name(&self) -> &str {
-        "params"
+        INFO.name
     }
 
     fn fresh(&self) -> Option<Box<dyn Pass>> {

@@ -10,7 +10,7 @@
 //! plus its element; a regular rule its cheapest alternative. Instance `k` is the `k`-th
 //! node, largest first, whose expected symbol derives fewer tokens than the node has.
 
-use super::{Context, Instance, Pass};
+use super::{Context, Group, Instance, Kind, Pass, PassInfo};
 use lopper_grammar::{PnfRule, SymbolId, Terminal};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
 use std::collections::HashMap;
@@ -70,9 +70,24 @@ fn minimal(cx: Context<'_>) -> Vec<Option<(usize, String)>> {
     }
 }
 
+/// This pass in the registry.
+pub const INFO: PassInfo = PassInfo {
+    name: "subtrees",
+    about:
+        "sub-tree replacement: a node becomes the smallest text its expected symbol derives, e.g. an expression `0`, a block `{}` (Vulcan, Xu et al. OOPSLA'23)",
+    group: Group::Main,
+    grows: false,
+    kind: Kind::Transformation(create),
+};
+
+/// A new instance of this pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(Subtrees::default())
+}
+
 impl Pass for Subtrees {
     fn name(&self) -> &str {
-        "subtrees"
+        INFO.name
     }
 
     fn fresh(&self) -> Option<Box<dyn Pass>> {

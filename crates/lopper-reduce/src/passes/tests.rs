@@ -1,5 +1,17 @@
 use super::*;
-use crate::{reduce, reduce_with_passes, NoProgress, Options};
+use crate::{reduce, NoProgress, Options, Pipeline};
+
+/// The pipeline of the built-in passes `names`, in order.
+fn pipeline(names: &[&str]) -> Pipeline {
+    Pipeline::built_in(names).unwrap()
+}
+
+/// A pipeline of `pass` alone (a plug-in from outside the crate).
+fn plug_in(pass: Box<dyn Pass>) -> Pipeline {
+    let mut p = Pipeline::default();
+    p.push_main(pass);
+    p
+}
 use lopper_parse::{Frontend, Language};
 use lopper_tree::{Edit, RenderOptions};
 use std::sync::{Arc, Mutex};
@@ -51,9 +63,9 @@ impl Pass for Zero {
 fn the_scheduler_follows_regehrs_contract() {
     for jobs in [1, 2] {
         let calls = Arc::new(Mutex::new(Vec::new()));
-        let opts = Options { passes: vec![], jobs, ..Options::default() };
+        let opts = Options::perses(jobs);
         let mut oracle = |t: &str| t.contains('7');
-        let out = reduce_with_passes(&json(), "[5, 7, 9, 8]", &mut oracle, &opts, vec![Box::new(Zero(calls.clone(), vec![]))], &mut NoProgress).unwrap();
+        let out = reduce(&json(), "[5, 7, 9, 8]", &mut oracle, &opts, plug_in(Box::new(Zero(calls.clone(), vec![]))), &mut NoProgress).unwrap();
         assert_eq!(out.text, "[0, 7, 0, 0]");
         // The original, then 5→0 (yes), 7→0 (no), 9→0 (yes), 8→0 (yes); the second round
         // tries 7→0 on the new best (no) and changes nothing, so the fixpoint is reached.
@@ -71,14 +83,14 @@ fn the_scheduler_follows_regehrs_contract() {
 #[test]
 fn a_change_that_failed_in_the_same_neighbourhood_is_not_tested_again() {
     for jobs in [1, 2, 8] {
-        let opts = Options { passes: vec![], jobs, ..Options::default() };
+        let opts = Options::perses(jobs);
         let mut judged = Vec::new();
         let mut oracle = |t: &str| {
             judged.push(t.to_string());
             t.contains('7') && t.contains('9')
         };
         let src = "[\n 5,\n 0,\n 7,\n 0,\n 9,\n 3\n]";
-        let out = reduce_with_passes(&json(), src, &mut oracle, &opts, vec![Box::new(Zero(Arc::default(), vec![]))], &mut NoProgress).unwrap();
+        let out = reduce(&json(), src, &mut oracle, &opts, plug_in(Box::new(Zero(Arc::default(), vec![]))), &mut NoProgress).unwrap();
         assert_eq!(out.text, "[\n 0,\n 0,\n 7,\n 0,\n 9,\n 0\n]");
         // Round 1: 5→0 (yes), 7→0 (no), 9→0 (no), 3→0 (yes). Round 2: 7→0 has the same lines
         // around it as in round 1 and is presumed to fail; 9→0 now has `0` below instead of
@@ -87,13 +99,13 @@ fn a_change_that_failed_in_the_same_neighbourhood_is_not_tested_again() {
         assert_eq!(judged.iter().filter(|t| !t.contains('7')).count(), 1, "jobs {jobs}: 7→0 tested once");
     }
     // The key covers the changed lines and one line either side, and the pass.
-    let key = |pass: &str, a: &str, b: &str| crate::judge::local_change(crate::judge::LocalKey { pass, modulo_words: pass == crate::passes::PERSES }, a, b);
+    let key = |pass: &str, a: &str, b: &str| crate::judge::local_change(crate::judge::LocalKey { pass, modulo_words: pass == crate::perses::INFO.name }, a, b);
     assert_eq!(key("p", "x\n1\n7\n1\ny", "x\n1\n0\n1\ny"), key("p", "z\n1\n7\n1\nw", "z\n1\n0\n1\nw"));
     assert_ne!(key("p", "1\n7\n1", "1\n0\n1"), key("p", "1\n7\n2", "1\n0\n2"));
     assert_ne!(key("p", "1\n7\n1", "1\n0\n1"), key("q", "1\n7\n1", "1\n0\n1"));
     // Perses' own changes (here: any pass that keeps words) are keyed modulo a consistent
     // renaming of words (the passes rename between Perses runs), not modulo anything else.
-    let perses = |a: &str, b: &str| key(crate::passes::PERSES, a, b);
+    let perses = |a: &str, b: &str| key(crate::perses::INFO.name, a, b);
     assert_eq!(perses("int count;\ncount = f(2);\n}", "int count;\n}"), perses("int a;\na = b(2);\n}", "int a;\n}"));
     assert_ne!(perses("int count;\ncount = f(2);\n}", "int count;\n}"), perses("int a;\nb = c(2);\n}", "int a;\n}"));
     assert_ne!(perses("int a;\na = b(2);\n}", "int a;\n}"), perses("int a;\na = b(3);\n}", "int a;\n}"));
@@ -104,9 +116,9 @@ fn a_change_that_failed_in_the_same_neighbourhood_is_not_tested_again() {
 fn a_variant_not_smaller_under_the_measure_is_never_tested() {
     // Renaming `a` to anything is never smaller: the pass offers nothing worth a test.
     let mut oracle = |_: &str| true;
-    let opts = Options { passes: vec!["identifiers".into()], ..Options::default() };
+    let opts = Options::perses(1);
     let f = Frontend::new(Language::C).unwrap();
-    let out = reduce(&f, "int a;\n", &mut oracle, &opts, &mut NoProgress).unwrap();
+    let out = reduce(&f, "int a;\n", &mut oracle, &opts, pipeline(&["identifiers"]), &mut NoProgress).unwrap();
     assert_eq!((out.text.as_str(), out.stats.tests), ("int a;\n", 1));
     assert!(Measure::of("b", 1) < Measure::of("aa", 1) && Measure::of("zz", 1) < Measure::of("a", 2));
 }
@@ -203,9 +215,8 @@ fn the_default_pipeline_goes_past_one_minimal() {
         twice && words.iter().any(|n| n.parse::<u32>().is_ok_and(|n| n > 5))
     };
     assert!(test(src));
-    let perses = reduce(&c, src, &mut { test }, &Options::default(), &mut NoProgress).unwrap();
-    let all = Options { passes: ["perses", "tokens", "identifiers", "literals"].map(String::from).to_vec(), ..Options::default() };
-    let full = reduce(&c, src, &mut { test }, &all, &mut NoProgress).unwrap();
+    let perses = reduce(&c, src, &mut { test }, &Options::perses(1), Pipeline::perses(), &mut NoProgress).unwrap();
+    let full = reduce(&c, src, &mut { test }, &Options::perses(1), pipeline(&["perses", "tokens", "identifiers", "literals"]), &mut NoProgress).unwrap();
     assert!(test(&full.text) && c.syntax_errors(&full.text).unwrap() == 0, "{}", full.text);
     // Perses keeps the long name; identifier canonicalization shortens it everywhere.
     assert!(perses.text.contains("compute_total"), "{}", perses.text);
@@ -261,17 +272,16 @@ fn layout_reindents_by_bracket_depth_and_unglues_operators() {
 fn layout_is_tested_once_at_the_end_and_kept_when_interesting() {
     let c = Frontend::new(Language::C).unwrap();
     let src = "int main(void) {\n        int  x=1;\n  return x;\n}\n";
-    let opts = |passes: &[&str]| Options { passes: passes.iter().map(|p| p.to_string()).collect(), ..Options::default() };
     // Interesting: any program that mentions `x` (Perses leaves `int x=1;` and `return x;`
     // alone when both must stay).
     let mut oracle = |t: &str| t.contains("int") && t.contains("x=1") || t.contains("x = 1");
-    let out = reduce(&c, src, &mut oracle, &opts(&["layout"]), &mut NoProgress).unwrap();
+    let out = reduce(&c, src, &mut oracle, &Options::perses(1), pipeline(&["layout"]), &mut NoProgress).unwrap();
     assert_eq!(out.text, "int main(void) {\n  int x = 1;\n  return x;\n}\n");
     let layout = out.stats.pass_named("layout").expect("layout has its stats");
     assert_eq!((layout.tests, layout.accepted), (1, 1));
     // A test that needs the old whitespace keeps it: the layout is rejected, nothing lost.
     let mut picky = |t: &str| t.contains("int  x=1");
-    let out = reduce(&c, src, &mut picky, &opts(&["layout"]), &mut NoProgress).unwrap();
+    let out = reduce(&c, src, &mut picky, &Options::perses(1), pipeline(&["layout"]), &mut NoProgress).unwrap();
     assert_eq!(out.text, src);
 }
 
@@ -305,13 +315,13 @@ fn element_text(tree: &lopper_tree::Tree, e: lopper_tree::NodeId) -> &str {
     &tree.source()[span(tree, ids[0]).start..span(tree, ids[ids.len() - 1]).end]
 }
 
-/// The texts of the elements of `src`'s largest list that [`unused::Names`] finds
+/// The texts of the elements of `src`'s largest list that [`crate::unused::Names`] finds
 /// unreferenced.
 fn unreferenced(f: &Frontend, src: &str) -> Vec<String> {
     let tree = f.parse(src).unwrap().tree;
     let live = tree.live(&EditSet::default());
-    let names = unused::Names::new(&tree, &live, f.grammar());
-    let lists = unused::lists(&tree, &EditSet::default());
+    let names = crate::unused::Names::new(&tree, &live, f.grammar());
+    let lists = crate::unused::lists(&tree, &EditSet::default());
     let list = lists.iter().copied().max_by_key(|&l| (tree.node(l).tokens, std::cmp::Reverse(l))).unwrap();
     tree.node(list).children.iter().filter(|&&e| names.unreferenced(e, &live)).map(|&e| element_text(&tree, e).to_string()).collect()
 }
@@ -370,9 +380,9 @@ fn unused_deletes_a_chain_of_declarations_in_a_few_tests() {
     }
     assert!(declared_before_use(&src));
     for jobs in [1, 3] {
-        let opts = |passes: &[&str]| Options { passes: passes.iter().map(|p| p.to_string()).collect(), jobs, ..Options::default() };
-        let perses = reduce(&c, &src, &mut declared_before_use, &opts(&["perses"]), &mut NoProgress).unwrap();
-        let with = reduce(&c, &src, &mut declared_before_use, &opts(&["unused", "perses"]), &mut NoProgress).unwrap();
+        let opts = Options::perses(jobs);
+        let perses = reduce(&c, &src, &mut declared_before_use, &opts, pipeline(&["perses"]), &mut NoProgress).unwrap();
+        let with = reduce(&c, &src, &mut declared_before_use, &opts, pipeline(&["unused", "perses"]), &mut NoProgress).unwrap();
         assert!(declared_before_use(&with.text) && c.syntax_errors(&with.text).unwrap() == 0, "{}", with.text);
         assert!(!with.text.contains("typedef") && !with.text.contains("f1"), "{}", with.text);
         assert!(with.text.len() <= perses.text.len(), "{}\nvs\n{}", with.text, perses.text);
@@ -391,8 +401,8 @@ fn unused_dead_takes_chains_and_cycles_but_not_what_a_kept_element_uses() {
     let src = "typedef int T;\ntypedef T U;\nstruct A { struct B *b; };\nstruct B { struct A *a; };\nU keep_me;\nint crash(void) { return 0; }\n";
     let tree = c.parse(src).unwrap().tree;
     let live = tree.live(&EditSet::default());
-    let names = unused::Names::new(&tree, &live, c.grammar());
-    let list = *unused::lists(&tree, &EditSet::default()).iter().max_by_key(|&&l| tree.node(l).tokens).unwrap();
+    let names = crate::unused::Names::new(&tree, &live, c.grammar());
+    let list = *crate::unused::lists(&tree, &EditSet::default()).iter().max_by_key(|&&l| tree.node(l).tokens).unwrap();
     let elements = tree.node(list).children.clone();
     let text = |v: Vec<lopper_tree::NodeId>| v.into_iter().map(|e| element_text(&tree, e).to_string()).collect::<Vec<_>>();
     // Keeping `crash` only: the typedef chain, `keep_me` and the cycle of the two structs
@@ -421,9 +431,9 @@ fn unused_follow_up_deletes_what_a_perses_deletion_left_unused_in_one_test() {
     let test = |t: &str| declared_before_use(t) && (1..6).all(|k| t.contains(&format!("int k{k};")));
     assert!(test(&src));
     for jobs in [1, 3] {
-        let opts = |passes: &[&str]| Options { passes: passes.iter().map(|p| p.to_string()).collect(), jobs, ..Options::default() };
-        let perses = reduce(&c, &src, &mut { test }, &opts(&["perses"]), &mut NoProgress).unwrap();
-        let with = reduce(&c, &src, &mut { test }, &opts(&["unused", "perses"]), &mut NoProgress).unwrap();
+        let opts = Options::perses(jobs);
+        let perses = reduce(&c, &src, &mut { test }, &opts, pipeline(&["perses"]), &mut NoProgress).unwrap();
+        let with = reduce(&c, &src, &mut { test }, &opts, pipeline(&["unused", "perses"]), &mut NoProgress).unwrap();
         assert!(test(&with.text) && !with.text.contains("typedef") && !with.text.contains("t5 v"), "{}", with.text);
         assert_eq!(with.text, perses.text);
         // Perses alone deletes the six typedefs one accepted test each once `v` is gone
@@ -484,9 +494,9 @@ fn a_pass_names_the_variants_it_tries_after_an_accepted_one_as_its_successors() 
     let c = Frontend::new(Language::C).unwrap();
     let src = "int first_name; int second_name; int third_name;\nint main(void) { return first_name + second_name + third_name; }\n";
     for jobs in [1, 2] {
-        let opts = Options { passes: vec!["identifiers".into()], jobs, ..Options::default() };
+        let opts = Options::perses(jobs);
         let mut oracle = Foresight { test: |t: &str| t.contains("return"), predicted: None, offered: 0, met: 0, missed: Vec::new() };
-        let out = reduce(&c, src, &mut oracle, &opts, &mut NoProgress).unwrap();
+        let out = reduce(&c, src, &mut oracle, &opts, pipeline(&["identifiers"]), &mut NoProgress).unwrap();
         assert_eq!(out.text, "int a; int b; int c;\nint d(void) { return a + b + c; }\n");
         // Each renaming but the last is followed by the next one, on the renamed program:
         // exactly what the scheduler judges next.
@@ -503,9 +513,9 @@ fn the_unused_search_names_the_next_lists_first_candidate_as_a_successor() {
     let src = "int g1(void) { int u1 = 1; int u2 = 2; int u3 = 3; int u4 = 4; return 0; }\n\
                int g2(void) { int v1 = 1; int v2 = 2; int v3 = 3; int v4 = 4; return 0; }\n";
     let test = |t: &str| t.contains("int g1(void) {") && t.contains("int g2(void) {") && t.matches("return 0;").count() == 2;
-    let opts = Options { passes: vec!["unused".into(), "perses".into()], jobs: 2, ..Options::default() };
+    let opts = Options::perses(2);
     let mut oracle = Foresight { test, predicted: None, offered: 0, met: 0, missed: Vec::new() };
-    let out = reduce(&c, src, &mut oracle, &opts, &mut NoProgress).unwrap();
+    let out = reduce(&c, src, &mut oracle, &opts, pipeline(&["unused", "perses"]), &mut NoProgress).unwrap();
     assert_eq!(out.text, "int g1(void) { return 0; }\nint g2(void) { return 0; }\n");
     assert_eq!(out.stats.pass_named("unused").unwrap().accepted, 2, "{:?}", out.stats.pass_stats);
     // g1's deletion names g2's as its successor, and that is what the search judges next.

@@ -7,7 +7,7 @@
 //! other shape of triple, keeping the third, cost tests on the corpus and won nothing). The
 //! grammar check screens every variant, so only what still parses is tested.
 
-use super::{Context, Instance, Pass};
+use super::{Context, Group, Instance, Kind, Pass, PassInfo};
 use lopper_tree::{Edit, EditSet, NodeId};
 
 /// The farthest apart two tokens of a deleted pair may be (in tokens).
@@ -47,9 +47,17 @@ impl Tokens {
     }
 }
 
+/// This pass in the registry.
+pub const INFO: PassInfo = PassInfo { name: "tokens", about: "local exhaustive deletion of 1-4 adjacent tokens, of token pairs within a window and of the 1st, 3rd and 4th of 4 tokens, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
+
+/// A new instance of this pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(Tokens::default())
+}
+
 impl Pass for Tokens {
     fn name(&self) -> &str {
-        "tokens"
+        INFO.name
     }
 
     fn fresh(&self) -> Option<Box<dyn Pass>> {

@@ -1,14 +1,36 @@
-//! The scheduler of the passes after Perses: Regehr's semantics over the shared judge.
+//! The scheduler of the passes in Regehr's contract: his semantics over the shared judge.
 
-use super::Reducer;
+use crate::engine::Engine;
 use crate::judge::{Batch, LocalKey, Memo};
 use crate::oracle::OracleError;
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_parse::Frontend;
 use lopper_tree::{RenderOptions, Tree};
+use std::collections::HashSet;
 use std::time::Instant;
 
-impl Reducer<'_> {
+/// Consecutive passes of a pipeline group, run as one round of the scheduler.
+pub(crate) struct PassStage {
+    pub(crate) passes: Vec<Box<dyn passes::Pass>>,
+    /// Passes that failed: reported once, not run again.
+    disabled: HashSet<usize>,
+    /// Seconds of external commands that ran side by side with others (counted once).
+    overlap: f64,
+}
+
+impl PassStage {
+    /// A stage of `passes`, in order.
+    pub(crate) fn new(passes: Vec<Box<dyn passes::Pass>>) -> PassStage {
+        PassStage { passes, disabled: HashSet::new(), overlap: 0.0 }
+    }
+
+    /// Seconds its external commands took, time side by side counted once.
+    pub(crate) fn process_seconds(&self) -> f64 {
+        self.passes.iter().map(|p| p.process_seconds()).sum::<f64>() - self.overlap
+    }
+}
+
+impl Engine<'_> {
     /// One round of the passes after Perses, each with Regehr's scheduling: instance `k` from
     /// 0; after an accepted variant the same `k` again (on the new best), after a rejected
     /// one `k + 1`; the pass ends at its first missing instance. Variants not smaller than
@@ -19,32 +41,34 @@ impl Reducer<'_> {
     /// variant whose local change (the lines it touches, with one line of context) was not
     /// interesting in an earlier round is presumed not interesting and not tested again:
     /// after Perses has shrunk the program elsewhere, the same edit in the same
-    /// neighbourhood nearly always fails again. Returns whether any pass changed the best.
-    pub(super) fn run_passes(&mut self, after: &mut [Box<dyn passes::Pass>], mut tree: Tree) -> Result<bool, OracleError> {
+    /// neighbourhood nearly always fails again. Returns whether any pass changed the best;
+    /// `tree` is then the new best's (`false` also when the new best no longer parses).
+    pub(crate) fn run_passes(&mut self, stage: &mut PassStage, tree: &mut Tree) -> Result<bool, OracleError> {
         self.j.stats.rounds += 1;
+        let PassStage { passes: after, disabled, overlap } = stage;
         let mut changed = false;
         // Passes already prepared over the current best, ahead of their turn.
         let mut ready = vec![false; after.len()];
         for i in 0..after.len() {
-            if self.disabled.contains(&i) {
+            if disabled.contains(&i) {
                 continue;
             }
             self.j.set_pass(after[i].name());
             if !ready[i] {
-                self.prepare_ahead(after, i, &tree, &mut ready);
+                self.prepare_ahead(after, disabled, overlap, i, tree, &mut ready);
             }
             ready[i] = false;
             let pass = &mut after[i];
             let mut k = 0;
             'pass: loop {
-                let cx = Context { best: &self.j.best, tree: &tree, grammar: self.g };
-                let batch = variants(pass.as_ref(), cx, k, self.opts.jobs.max(1), self.render, self.frontend);
+                let cx = Context { best: &self.j.best, tree, grammar: self.g };
+                let batch = variants(pass.as_ref(), cx, k, self.opts.search.window.max(1), self.render, self.frontend);
                 if pass.interrupted() {
                     return Err(OracleError::Interrupted);
                 }
                 if let Some(why) = &batch.error {
                     self.j.warn(format!("pass {} failed and is disabled: {why}", pass.name()));
-                    self.disabled.insert(i);
+                    disabled.insert(i);
                 }
                 if batch.texts.is_empty() {
                     break;
@@ -53,7 +77,7 @@ impl Reducer<'_> {
                 // If variant `w` is accepted, the same pass numbers its instances from
                 // `ks[w]` over it: those are its successors.
                 // One fresh pass serves every candidate: `prepare` renumbers it from scratch.
-                let (mut fresh, frontend, g, render, jobs) = (pass.fresh(), self.frontend, self.g, self.render, self.opts.jobs.max(1));
+                let (mut fresh, frontend, g, render, jobs) = (pass.fresh(), self.frontend, self.g, self.render, self.opts.search.window.max(1));
                 let mut successors = |w: usize| -> Vec<String> {
                     let (Some(p), Ok(parsed)) = (fresh.as_mut(), frontend.parse(&texts[w])) else { return Vec::new() };
                     let cx = Context { best: &texts[w], tree: &parsed.tree, grammar: g };
@@ -68,9 +92,9 @@ impl Reducer<'_> {
                         changed = true;
                         k = ks[w];
                         let Some(t) = self.parse_best() else { return Ok(false) };
-                        tree = t;
+                        *tree = t;
                         ready.fill(false);
-                        pass.prepare(Context { best: &self.j.best, tree: &tree, grammar: self.g });
+                        pass.prepare(Context { best: &self.j.best, tree, grammar: self.g });
                     }
                     None if exhausted => break 'pass,
                     None => k = next,
@@ -86,11 +110,11 @@ impl Reducer<'_> {
     /// usually meet the same best, and the count commands of clang_delta's 19
     /// transformations otherwise run one by one while the test slots idle. Their time
     /// side by side is counted once in [`crate::judge::Stats::transform_seconds`].
-    fn prepare_ahead(&mut self, after: &mut [Box<dyn passes::Pass>], i: usize, tree: &Tree, ready: &mut [bool]) {
+    fn prepare_ahead(&self, after: &mut [Box<dyn passes::Pass>], disabled: &HashSet<usize>, overlap: &mut f64, i: usize, tree: &Tree, ready: &mut [bool]) {
         let cx = Context { best: &self.j.best, tree, grammar: self.g };
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let jobs = self.opts.jobs.min(cores);
-        let slow = |j: usize| after[j].prepares_slowly() && !self.disabled.contains(&j);
+        let jobs = self.opts.threads.min(cores);
+        let slow = |j: usize| after[j].prepares_slowly() && !disabled.contains(&j);
         if jobs < 2 || !slow(i) {
             after[i].prepare(cx);
             return;
@@ -100,7 +124,7 @@ impl Reducer<'_> {
         let before = spent(&after[i..end]);
         let started = Instant::now();
         passes::prepare_together(&mut after[i..end].iter_mut().collect::<Vec<_>>(), cx, jobs);
-        self.transform_overlap += (spent(&after[i..end]) - before - started.elapsed().as_secs_f64()).max(0.0);
+        *overlap += (spent(&after[i..end]) - before - started.elapsed().as_secs_f64()).max(0.0);
         ready[i..end].fill(true);
     }
 }

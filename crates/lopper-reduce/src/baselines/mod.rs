@@ -1,23 +1,24 @@
 //! The baselines in the same engine as Perses (same oracle, cache, grammar screen and
-//! statistics): ddmin over lines (ddmin over tokens is list deletion over every token, in
-//! `mod.rs`), and HDD / HDD* (Misherghi & Su, ICSE 2006) over the plain parse tree.
+//! statistics): ddmin over lines, ddmin over tokens (list deletion over every token), and
+//! HDD / HDD* (Misherghi & Su, ICSE 2006) over the plain parse tree.
 
-use super::{Algorithm, Empty, Reducer, Round, LIST};
+use crate::engine::{Deletion, Empty, Engine, Round, LIST};
 use crate::judge::Batch;
 use crate::minimize::ListRequest;
 use crate::oracle::OracleError;
-use lopper_tree::NodeId;
+use crate::pipeline::Algorithm;
+use lopper_tree::{NodeId, NodeKind, Tree};
 
-impl Reducer<'_> {
+impl Engine<'_> {
     /// ddmin over lines: the program is its lines, candidates keep a subsequence of them.
-    pub(super) fn ddmin_lines(&mut self) -> Result<(), OracleError> {
+    pub(crate) fn ddmin_lines(&mut self) -> Result<(), OracleError> {
         self.j.stats.rounds += 1;
         self.j.set_pass(LIST);
         let lines: Vec<String> = self.j.best.split_inclusive('\n').map(str::to_string).collect();
         let frontend = self.frontend;
         let weights = vec![1; lines.len()];
-        let list = ListRequest { weights: &weights, may_empty: false, lookahead: self.opts.jobs };
-        self.opts.minimizer.minimize(list, &mut |keeps: &[Vec<usize>], _: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+        let list = ListRequest { weights: &weights, may_empty: false, lookahead: self.opts.search.window };
+        self.opts.search.minimizer.minimize(list, &mut |keeps: &[Vec<usize>], _: &dyn Fn(usize) -> Vec<Vec<usize>>| {
             let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
             let tokens = |w: usize| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count());
             self.j.judge(Batch::new(&texts, &tokens))
@@ -25,9 +26,18 @@ impl Reducer<'_> {
         Ok(())
     }
 
+    /// ddmin over tokens: list deletion over every token of `tree`, at least one kept.
+    pub(crate) fn ddmin_tokens(&mut self, tree: Tree) -> Result<(), OracleError> {
+        let mut r = Round::new(tree);
+        self.j.stats.rounds += 1;
+        self.j.set_pass(LIST);
+        let tokens: Vec<NodeId> = (0..r.tree.len() as u32).map(NodeId).filter(|&n| r.tree.node(n).kind == NodeKind::Token).collect();
+        self.ddmin_delete(&mut r, Deletion::of(tokens, Empty::Never)).map(drop)
+    }
+
     /// HDD (Misherghi & Su, Algorithm 1) on the plain parse tree: for each level from the
     /// root down, ddmin over that level's live nodes; HDD* repeats on the re-parsed result.
-    pub(super) fn hdd(&mut self) -> Result<(), OracleError> {
+    pub(crate) fn hdd(&mut self) -> Result<(), OracleError> {
         loop {
             self.j.stats.rounds += 1;
             self.j.set_pass(LIST);
@@ -58,7 +68,7 @@ impl Reducer<'_> {
                 if nodes.is_empty() && !order.iter().any(|n| depth[n.0 as usize] > level) {
                     break;
                 }
-                self.ddmin_delete(&mut r, nodes, None, Empty::Never)?;
+                self.ddmin_delete(&mut r, Deletion::of(nodes, Empty::Never))?;
                 level += 1;
             }
             if !r.progress || self.opts.algorithm == Algorithm::Hdd {

@@ -1,0 +1,286 @@
+//! What every search over the tree shares: the settings, the [`Engine`] (the judge, the
+//! language, the render options) and a round's reduction state ([`Round`]), with the two
+//! moves the searches are made of — judging a batch of edit sets in order
+//! ([`Engine::try_batch`]) and deleting list items with a list minimizer
+//! ([`Engine::ddmin_delete`], into which another search's follow-ups plug through
+//! [`FollowUp`]). Perses (`perses/`), the baselines (`baselines/`) and the unused search
+//! (`unused.rs`) are built from these; the pipeline (`pipeline/`) runs them.
+
+use crate::judge::{Batch, GrammarCheck, Judge, Memo};
+use crate::minimize::{ListMinimizer, ListRequest};
+use crate::oracle::OracleError;
+use lopper_grammar::PnfGrammar;
+use lopper_parse::Frontend;
+use lopper_tree::{Edit, EditSet, NodeId, RenderOptions, Tree};
+use std::collections::HashSet;
+
+/// Pipeline settings: what runs and how the rounds end. Every caller states them (there is
+/// no default): `lopper` and `lopper generate` build them the same way.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Repeat rounds until one removes nothing (Perses' fixpoint mode).
+    pub fixpoint: bool,
+    /// What to do with candidates with new syntax errors (more tree-sitter ERROR/MISSING
+    /// nodes than the current best, or text a grammar file's parser rejects).
+    pub grammar_check: GrammarCheck,
+    /// The reduction algorithm.
+    pub algorithm: crate::pipeline::Algorithm,
+    /// The searches' own settings.
+    pub search: SearchOptions,
+    /// Threads that prepare slow passes (external count commands) side by side: `-j`, at
+    /// most the machine's cores.
+    pub threads: usize,
+}
+
+impl Options {
+    /// Perses in fixpoint mode with the grammar screen on, Perses 2.0's search settings
+    /// ([`SearchOptions::perses`]) and a window of `window` candidates, one thread.
+    pub fn perses(window: usize) -> Options {
+        Options {
+            fixpoint: true,
+            grammar_check: GrammarCheck::Reject,
+            algorithm: crate::pipeline::Algorithm::Perses,
+            search: SearchOptions::perses(window),
+            threads: 1,
+        }
+    }
+}
+
+/// Search settings: how Perses looks for replacements, which list minimizer deletes, and
+/// how many candidates go to the oracle at once.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Depth bound of the BFS for replacement candidates (Perses 2.0 uses 5), counted in
+    /// regular nodes only.
+    pub bfs_depth: usize,
+    /// At most this many replacement candidates per regular node, smallest first (Perses
+    /// 2.0 uses 100).
+    pub max_replacements: usize,
+    /// The list minimizer of list deletion and the ddmin/HDD baselines.
+    pub minimizer: &'static dyn ListMinimizer,
+    /// Candidates handed to the oracle at once (the next ones in order, each assuming the
+    /// ones before fail), so a parallel oracle can test them together. The result does not
+    /// depend on it.
+    pub window: usize,
+}
+
+impl SearchOptions {
+    /// Perses 2.0's settings (BFS depth 5, 100 replacements, ddmin) with a window of
+    /// `window` candidates.
+    pub fn perses(window: usize) -> SearchOptions {
+        SearchOptions { bfs_depth: 5, max_replacements: 100, minimizer: &crate::minimize::Ddmin, window }
+    }
+}
+
+/// The names the searches count under in `Stats::pass_stats`: Perses' (and the
+/// baselines') list deletion, and Perses' replacement.
+pub(crate) const LIST: &str = "list";
+pub(crate) const REPLACE: &str = "replace";
+
+/// What every search shares: the language, the settings, the judging layer and how
+/// candidates are rendered.
+pub(crate) struct Engine<'a> {
+    pub(crate) frontend: &'a Frontend,
+    pub(crate) g: &'a PnfGrammar,
+    pub(crate) opts: &'a Options,
+    /// The judging layer: oracle, cache, grammar screen, statistics, best so far.
+    pub(crate) j: Judge<'a>,
+    /// The memo of Perses' own candidates (see the pipeline's global fixpoint).
+    pub(crate) perses_memo: Memo<'static>,
+    pub(crate) render: RenderOptions,
+}
+
+/// One round's tree and reduction state: the edits accepted so far over the tree, and
+/// which nodes they leave live.
+pub(crate) struct Round {
+    pub(crate) tree: Tree,
+    pub(crate) state: EditSet,
+    pub(crate) live: Vec<bool>,
+    /// Whether any candidate was accepted in this round.
+    pub(crate) progress: bool,
+}
+
+impl Round {
+    /// A round over `tree` with no edits yet.
+    pub(crate) fn new(tree: Tree) -> Round {
+        Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false }
+    }
+}
+
+/// Whether [`Engine::ddmin_delete`] tries deleting every item first, and how.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Empty {
+    /// Never: at least one item stays (a Kleene plus, a baseline's level).
+    Never,
+    /// Yes, as the deletion of this list node (Perses' empty list).
+    DeleteList(NodeId),
+    /// Yes, as the deletion of each item (some of a list's elements).
+    DeleteItems,
+}
+
+/// The successors of candidate `i` of a batch over the round's tree (see
+/// [`Engine::try_batch`]).
+pub(crate) type Successors<'a> = dyn Fn(&Tree, usize) -> Vec<EditSet> + 'a;
+
+/// What a search judges first from a state of the round's tree (`done` of a [`Deletion`]).
+pub(crate) type Continuation<'a> = dyn Fn(&Tree, &EditSet) -> Vec<EditSet> + 'a;
+
+/// A search that follows each interesting deletion of a list ddmin with one candidate of
+/// its own (the unused search's: what the deletion left unused), plugged into
+/// [`Engine::ddmin_delete`] by whoever starts the ddmin. The ddmin's later candidates keep
+/// what an accepted follow-up deleted deleted.
+pub(crate) trait FollowUp {
+    /// The pass its candidates count for.
+    fn pass(&self) -> &'static str;
+    /// The follow-up of `state` (a state of the ddmin's tree, `live` its live nodes):
+    /// `state` with more deleted, and those nodes; `None` when there is none.
+    fn after(&self, tree: &Tree, state: &EditSet, live: &[bool]) -> Option<(EditSet, Vec<NodeId>)>;
+    /// The verdict on a follow-up that deleted `nodes`.
+    fn judged(&mut self, nodes: Vec<NodeId>, accepted: bool);
+    /// What its accepted follow-ups deleted (the ddmin still counts these items kept).
+    fn gone(&self) -> &HashSet<NodeId>;
+}
+
+/// One list deletion by the list minimizer ([`Engine::ddmin_delete`]).
+pub(crate) struct Deletion<'d> {
+    /// The items of the round's tree to minimize.
+    pub(crate) items: Vec<NodeId>,
+    /// A separated list's first element (see Perses' `separated_list_head`): it joins the
+    /// items, and when it goes the first kept element loses its separator.
+    pub(crate) head: Option<NodeId>,
+    /// Whether deleting every item is the first candidate, in the minimizer's first window
+    /// (Perses' empty list), and how it is written.
+    pub(crate) empty: Empty,
+    /// What the caller judges next when the ddmin ends having deleted every item, from that
+    /// state (successors of the candidate that deletes them all, once no ddmin candidate
+    /// follows it).
+    pub(crate) done: Option<&'d Continuation<'d>>,
+    /// Another search's follow-up of each interesting deletion.
+    pub(crate) follow: Option<&'d mut dyn FollowUp>,
+}
+
+impl<'d> Deletion<'d> {
+    /// A deletion of `items` with no head, no continuation and no follow-ups.
+    pub(crate) fn of(items: Vec<NodeId>, empty: Empty) -> Deletion<'d> {
+        Deletion { items, head: None, empty, done: None, follow: None }
+    }
+}
+
+impl Engine<'_> {
+    /// Judges `batch` (edit sets of the round's tree) in order; the first interesting one
+    /// becomes the round's state, and its index is returned. Each counts for the pass
+    /// `passes` names (the running pass where it is empty). `then(tree, i)`: candidate
+    /// `i`'s successors where known (the edit sets judged next, in order, if that one is
+    /// interesting), built and rendered only if the oracle speculates on its success.
+    ///
+    /// # Errors
+    /// The judge's.
+    pub(crate) fn try_batch(
+        &mut self,
+        r: &mut Round,
+        batch: Vec<EditSet>,
+        passes: &[&str],
+        then: Option<&Successors<'_>>,
+    ) -> Result<Option<usize>, OracleError> {
+        let texts: Vec<String> = batch.iter().map(|e| r.tree.render(e, self.render)).collect();
+        let (tree, render) = (&r.tree, self.render);
+        let none = |_: &Tree, _: usize| Vec::new();
+        let then = then.unwrap_or(&none);
+        let mut successors = |i: usize| then(tree, i).iter().map(|e| tree.render(e, render)).collect();
+        let tokens = |i: usize| r.tree.count_tokens(&batch[i]);
+        let request = Batch { texts: &texts, passes, memo: self.perses_memo, tokens: &tokens, successors: Some(&mut successors) };
+        let winner = self.j.judge(request)?;
+        if let Some(i) = winner {
+            r.state = batch.into_iter().nth(i).expect("winner is in the batch");
+            r.live = r.tree.live(&r.state);
+            r.progress = true;
+        }
+        Ok(winner)
+    }
+
+    /// The list minimizer over `d.items` of the round's tree, deleting the ones not kept;
+    /// returns the kept ones (see [`Deletion`]).
+    ///
+    /// # Errors
+    /// The judge's.
+    pub(crate) fn ddmin_delete(&mut self, r: &mut Round, d: Deletion<'_>) -> Result<Vec<NodeId>, OracleError> {
+        let Deletion { mut items, head, empty, done, mut follow } = d;
+        if let Some(h) = head {
+            items.insert(0, h);
+        }
+        let base = r.state.clone();
+        let all = items;
+        let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
+        let list = ListRequest { weights: &weights, may_empty: empty != Empty::Never, lookahead: self.opts.search.window };
+        let kept = self.opts.search.minimizer.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+            let gone = |k: &NodeId| follow.as_deref().is_some_and(|f| f.gone().contains(k));
+            let edits = |tree: &Tree, keep: &Vec<usize>| {
+                if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
+                    return base.with(n, Edit::Delete);
+                }
+                let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
+                let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !gone(k)).collect();
+                let mut e = base.clone();
+                e.delete(all.iter().copied().filter(|c| !kept.contains(c)));
+                if head.is_some_and(|h| !kept.contains(&h)) {
+                    // keep is never empty and h is its only non-element: promote the first.
+                    let first = keep[0];
+                    e.insert(first, Edit::Replace(tree.node(first).children[1]));
+                }
+                e
+            };
+            let batch: Vec<EditSet> = keeps.iter().map(|k| edits(&r.tree, k)).collect();
+            // Built only when the oracle speculates on candidate `i`'s success: its
+            // follow-up if there is one (judged next), then ddmin's next candidates as
+            // they are once that follow-up passed.
+            let then = |tree: &Tree, i: usize| {
+                let state = edits(tree, &keeps[i]);
+                let next = next(i);
+                if let (Some(done), true, true) = (done, next.is_empty(), keeps[i].is_empty()) {
+                    return done(tree, &state);
+                }
+                let after = follow.as_deref().and_then(|f| f.after(tree, &state, &tree.live(&state)));
+                let next = next.into_iter().map(|k| {
+                    let mut e = edits(tree, &k);
+                    if let Some((_, dead)) = &after {
+                        e.delete(dead.iter().copied());
+                    }
+                    e
+                });
+                after.iter().map(|(follow_up, _)| follow_up.clone()).chain(next).collect()
+            };
+            // A keep whose deletions the follow-ups already made is the current best:
+            // interesting, without a test, once every candidate before it failed.
+            let same = batch.iter().position(|e| *e == r.state);
+            let tested = same.unwrap_or(batch.len());
+            let winner = match self.try_batch(r, batch.into_iter().take(tested).collect(), &[], Some(&then))? {
+                Some(i) => Some(i),
+                None => return Ok(same),
+            };
+            // After an interesting candidate: one candidate deleting what it left unused.
+            if let Some(f) = follow.as_deref_mut() {
+                if let Some((all, dead)) = f.after(&r.tree, &r.state, &r.live) {
+                    let pass = self.j.stats.pass.clone();
+                    self.j.set_pass(f.pass());
+                    let accepted = self.try_batch(r, vec![all], &[], None)?.is_some();
+                    self.j.set_pass(&pass);
+                    f.judged(dead, accepted);
+                }
+            }
+            Ok(winner)
+        })?;
+        Ok(kept.into_iter().map(|i| all[i]).collect())
+    }
+
+    /// The PNF tree of the current best; `None`, with a warning, if it no longer parses.
+    pub(crate) fn parse_best(&mut self) -> Option<Tree> {
+        match self.frontend.parse(&self.j.best) {
+            Ok(p) => Some(p.tree),
+            Err(e) => {
+                let rounds = self.j.stats.rounds;
+                self.j.warn(format!("stopped after round {rounds}: the best program no longer parses: {e}"));
+                None
+            }
+        }
+    }
+}

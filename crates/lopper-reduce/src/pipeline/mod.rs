@@ -1,0 +1,243 @@
+//! The reduction pipeline: [`reduce`] tests the original, parses it, drops its comments
+//! when the test allows, and runs the algorithm — a baseline, or the [`Pipeline`]'s
+//! groups: `first` once, `main` to the global fixpoint, `last` once (the layout step).
+//!
+//! The global fixpoint runs the main group's stages in order — Perses (with the unused
+//! search in its rounds when the pipeline has it) and runs of consecutive passes in
+//! Regehr's contract (`schedule.rs`) — and again while a run of passes changes the best.
+//! Perses runs again only when tokens went since it last ended: renaming and literal
+//! rewrites keep every token and the tree's shape, and the deletions and replacements
+//! Perses already tried fail on the renamed program as a rule, so re-trying them would cost
+//! tests for nothing. When Perses runs again, a deletion or replacement whose local change
+//! (the lines it touches, with a line of context) was not interesting in its first run is
+//! presumed not interesting, as for the passes: the first run learns those changes and
+//! presumes nothing, so Perses' own 1-minimal result is the same as without passes.
+
+pub mod registry;
+mod schedule;
+
+use crate::engine::{Engine, Options};
+use crate::judge::{Batch, Judge, LocalKey, Memo};
+use crate::oracle::{Oracle, OracleError, Verdict};
+use crate::perses::{reborrow, RoundHooks};
+use crate::stats::{Progress, Stats};
+use crate::unused::UnusedSearch;
+use crate::{passes, perses};
+use lopper_parse::{Frontend, ParseError};
+use lopper_tree::{EditSet, RenderOptions, Tree};
+pub use registry::{Pipeline, Step, UnknownPass, REGISTRY};
+use schedule::PassStage;
+
+/// How Perses' own deletions and replacements are keyed in the memo of local changes.
+const PERSES_KEY: LocalKey<'static> = LocalKey { pass: perses::INFO.name, modulo_words: true };
+
+/// A reduction algorithm. All share the oracle, the cache and the statistics, so a
+/// benchmark compares the algorithms and nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Perses (Sun et al., ICSE 2018) and the pipeline's passes: priority worklist over
+    /// the PNF tree, ddmin on Kleene lists, subsumption-based replacement, fixpoint.
+    Perses,
+    /// ddmin (Zeller & Hildebrandt, TSE 2002) over the lines of the program.
+    DdminLines,
+    /// ddmin over the program's tokens.
+    DdminTokens,
+    /// HDD (Misherghi & Su, ICSE 2006): level by level over the plain tree-sitter parse
+    /// tree (no PNF), ddmin over each level's nodes.
+    Hdd,
+    /// HDD* : HDD repeated on the re-parsed result until a pass removes nothing.
+    HddFixpoint,
+}
+
+impl Algorithm {
+    /// Every algorithm with its `--algorithm` name and a one-line description with its
+    /// source.
+    pub const ALL: [(Algorithm, &'static str, &'static str); 5] = [
+        (Algorithm::Perses, "perses", "Perses (Sun et al., ICSE 2018): PNF tree, largest node first, ddmin on lists, subsumption replacement, fixpoint"),
+        (Algorithm::DdminLines, "ddmin-lines", "ddmin (Zeller & Hildebrandt, TSE 2002) over lines"),
+        (Algorithm::DdminTokens, "ddmin-tokens", "ddmin (Zeller & Hildebrandt, TSE 2002) over tokens"),
+        (Algorithm::Hdd, "hdd", "HDD (Misherghi & Su, ICSE 2006): ddmin level by level over the plain parse tree"),
+        (Algorithm::HddFixpoint, "hdd-fixpoint", "HDD* (Misherghi & Su, ICSE 2006): HDD repeated until nothing changes"),
+    ];
+}
+
+/// The result of a reduction.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The smallest interesting program found.
+    pub text: String,
+    /// The counts.
+    pub stats: Stats,
+    /// Whether the run was stopped early by an interrupt.
+    pub interrupted: bool,
+}
+
+/// Why a reduction could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ReduceError {
+    /// The original input does not pass the interestingness test.
+    #[error("the original input is not interesting (the test said {0:?})")]
+    NotInteresting(Verdict),
+    /// The program could not be parsed.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The oracle failed.
+    #[error(transparent)]
+    Oracle(OracleError),
+}
+
+/// Reduces `input` with `opts.algorithm`; for Perses, with the steps of `pipeline` (a
+/// pass from outside this crate joins through [`Pipeline::push_main`], with the same
+/// scheduler, cache and grammar check).
+///
+/// The original must be interesting (checked first: one test). Every accepted candidate is
+/// passed to `progress` before the search goes on, so a caller can keep it on disk.
+///
+/// # Errors
+/// [`ReduceError::NotInteresting`] if the original fails the test; parse and oracle errors.
+/// An interrupt is not an error: the outcome has `interrupted` set and the best so far.
+pub fn reduce(
+    frontend: &Frontend,
+    input: &str,
+    oracle: &mut dyn Oracle,
+    opts: &Options,
+    pipeline: Pipeline,
+    progress: &mut dyn Progress,
+) -> Result<Outcome, ReduceError> {
+    let judge = Judge::new(frontend, input, oracle, opts.grammar_check, progress)?;
+    let mut e = Engine { frontend, g: frontend.grammar(), opts, j: judge, perses_memo: Memo::Off, render: RenderOptions::default() };
+    let v = e.j.test_original().map_err(ReduceError::Oracle)?;
+    if v != Verdict::Interesting {
+        return Err(ReduceError::NotInteresting(v));
+    }
+    let parsed = frontend.parse_with(&e.j.checker, input)?;
+    e.j.start(parsed.tree.token_count(), parsed.stats.matched_share(), parsed.stats.opaque);
+    let interrupted = match run(&mut e, parsed.tree, pipeline) {
+        Ok(()) => false,
+        Err(OracleError::Interrupted) => true,
+        Err(err) => return Err(ReduceError::Oracle(err)),
+    };
+    let (text, stats) = e.j.finish();
+    Ok(Outcome { text, stats, interrupted })
+}
+
+/// A stage of a pipeline group: what runs one after another.
+enum Stage {
+    Perses,
+    Passes(PassStage),
+    Layout,
+}
+
+/// The stages of `steps`: consecutive passes as one stage; the unused search is no stage
+/// of its own but part of Perses' rounds.
+fn stages(steps: Vec<Step>) -> Vec<Stage> {
+    let mut out: Vec<Stage> = Vec::new();
+    for step in steps {
+        match step {
+            Step::Perses => out.push(Stage::Perses),
+            Step::Unused => {}
+            Step::Layout => out.push(Stage::Layout),
+            Step::Pass(p) => match out.last_mut() {
+                Some(Stage::Passes(s)) => s.passes.push(p),
+                _ => out.push(Stage::Passes(PassStage::new(vec![p]))),
+            },
+        }
+    }
+    out
+}
+
+/// Runs the algorithm on the original's `tree`.
+fn run(e: &mut Engine<'_>, tree: Tree, pipeline: Pipeline) -> Result<(), OracleError> {
+    // Comments are trivia: drop them all at once if the test allows.
+    let plain = tree.render(&EditSet::default(), e.render);
+    let tokens = tree.token_count();
+    if plain != e.j.best && e.j.judge(Batch::new(&[plain], &|_| tokens))?.is_none() {
+        e.render.keep_comments = true;
+    }
+    match e.opts.algorithm {
+        Algorithm::Perses => {}
+        Algorithm::DdminLines => return e.ddmin_lines(),
+        Algorithm::DdminTokens => return e.ddmin_tokens(tree),
+        Algorithm::Hdd | Algorithm::HddFixpoint => return e.hdd(),
+    }
+    let mut unused = pipeline.has(|s| matches!(s, Step::Unused)).then(UnusedSearch::default);
+    let mut groups = [stages(pipeline.first), stages(pipeline.main), stages(pipeline.last)];
+    let mut fixpoint = Fixpoint { perses_end: None, presume_after_perses: groups[1].iter().any(|s| matches!(s, Stage::Passes(_))) };
+    if fixpoint.presume_after_perses {
+        e.perses_memo = Memo::Record(PERSES_KEY);
+    }
+    let hooks = unused.as_mut().map(|u| u as &mut dyn RoundHooks);
+    let result = fixpoint.run(e, tree, &mut groups, hooks);
+    // External commands' run time is neither tests nor lopper's own work.
+    let spent = groups.iter().flatten().map(|s| if let Stage::Passes(p) = s { p.process_seconds() } else { 0.0 }).sum::<f64>();
+    e.j.stats.transform_seconds = spent.max(0.0);
+    result
+}
+
+/// The state of the global fixpoint across the groups.
+struct Fixpoint {
+    /// The best's token count when Perses last ended.
+    perses_end: Option<usize>,
+    /// Whether Perses' later runs presume what its first run learnt (when the main group
+    /// has passes).
+    presume_after_perses: bool,
+}
+
+impl Fixpoint {
+    /// `first` once, `main` until a round of it changes nothing (or once, without fixpoint
+    /// mode), then `last` once, while the best still parses.
+    fn run(&mut self, e: &mut Engine<'_>, tree: Tree, groups: &mut [Vec<Stage>; 3], mut hooks: Option<&mut dyn RoundHooks>) -> Result<(), OracleError> {
+        let [first, main, last] = groups;
+        let Some((mut tree, _)) = self.group(e, tree, first, reborrow(&mut hooks))? else { return Ok(()) };
+        loop {
+            let Some((t, changed)) = self.group(e, tree, main, reborrow(&mut hooks))? else { return Ok(()) };
+            tree = t;
+            if !changed || !e.opts.fixpoint {
+                break;
+            }
+        }
+        self.group(e, tree, last, hooks).map(drop)
+    }
+
+    /// Runs each stage of a group once, in order: the best's tree after them and whether a
+    /// run of passes changed the best; `None` once the best no longer parses.
+    fn group(
+        &mut self,
+        e: &mut Engine<'_>,
+        mut tree: Tree,
+        stages: &mut [Stage],
+        mut hooks: Option<&mut dyn RoundHooks>,
+    ) -> Result<Option<(Tree, bool)>, OracleError> {
+        let mut changed = false;
+        for stage in stages {
+            match stage {
+                Stage::Perses => {
+                    if self.perses_end.is_some_and(|t| e.j.stats.tokens_after >= t) {
+                        continue;
+                    }
+                    let Some(t) = e.perses_rounds(tree, reborrow(&mut hooks))? else { return Ok(None) };
+                    tree = t;
+                    self.perses_end = Some(e.j.stats.tokens_after);
+                    if self.presume_after_perses {
+                        e.perses_memo = Memo::Presume(PERSES_KEY);
+                    }
+                }
+                // `tree` follows the best through the passes' accepted variants.
+                Stage::Passes(s) => changed |= e.run_passes(s, &mut tree)?,
+                Stage::Layout => layout(e)?,
+            }
+        }
+        Ok(Some((tree, changed)))
+    }
+}
+
+/// The layout step ([`passes::layout`]): the best laid out readably, tested once; kept if
+/// interesting and free of new syntax errors, whatever its size.
+fn layout(e: &mut Engine<'_>) -> Result<(), OracleError> {
+    let Some(tree) = e.parse_best() else { return Ok(()) };
+    e.j.set_pass(passes::layout::INFO.name);
+    let text = passes::layout::layout(&tree);
+    let tokens = tree.token_count();
+    e.j.judge(Batch::new(&[text], &|_| tokens))?;
+    Ok(())
+}

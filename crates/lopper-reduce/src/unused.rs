@@ -1,0 +1,392 @@
+//! Unused declarations, removed together (what C-Vise's `remove-unused-function` and
+//! `remove-unused-var` do for C, without the language): in a list, the elements that declare
+//! a name nothing else uses can all go at once, and deleting any subset of them leaves every
+//! remaining use of a name with its declaration. So a list minimizer over just those
+//! elements fails only where an element is needed by the test itself, not where a deletion
+//! broke a reference: where Perses' ddmin over a translation unit needs one accepted test
+//! per unused typedef it cannot delete together with its neighbours, this needs a few per
+//! level of the declarations' dependency chain. The search runs at the start of each Perses
+//! round, and its follow-up inside Perses' ddmin deletes what each interesting deletion
+//! left unused: both plug into Perses through [`RoundHooks`].
+//!
+//! Without a symbol table, a name's *declaration* is taken to be the list element holding
+//! its first occurrence (true of C, where a name is declared before use; elsewhere a wrong
+//! guess costs a failed test, never a wrong result). An element is *unreferenced* when it
+//! declares at least one name this way and every occurrence of each such name lies inside
+//! it. Names are the grammar's identifier tokens (as in [`crate::passes::identifiers`]).
+
+use crate::engine::{Deletion, Empty, Engine, FollowUp, Round};
+use crate::oracle::OracleError;
+use crate::passes::{Group, Kind, PassInfo};
+use crate::perses::RoundHooks;
+use lopper_grammar::PnfGrammar;
+use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
+// foldhash: a map of every live identifier is built for each state the search looks at.
+use foldhash::{HashMap, HashMapExt};
+use std::cell::OnceCell;
+use std::collections::HashSet;
+use std::ops::Range;
+
+/// The search in the registry (its place in `--passes` does not matter: it is part of
+/// each Perses round).
+pub const INFO: PassInfo = PassInfo {
+    name: "unused",
+    about: "unused declarations: ddmin over the list elements that declare a name used nowhere else, which can go in any combination (C-Vise's remove-unused-function/-var, without the language); at the start of each Perses round, and after each interesting deletion of Perses' ddmin what it left unused",
+    group: Group::Main,
+    grows: false,
+    kind: Kind::Unused,
+};
+
+/// The search runs on a list only when what it may delete holds at least 1/`MIN_SHARE` of
+/// the list's tokens (measured on the corpus: 8 was best of 4, 8 and none).
+const MIN_SHARE: usize = 8;
+
+/// Nor when it may delete fewer than `MIN_TOKENS` tokens: a small inner list often goes
+/// whole in Perses' ddmin over the list around it, and an accepted test costs as much
+/// whatever it removes (measured on the C corpus cases: 16 saved 1–13 tests against none).
+const MIN_TOKENS: usize = 16;
+
+/// The search's state across the rounds of a reduction.
+#[derive(Debug, Default)]
+pub(crate) struct UnusedSearch {
+    /// The names declared by list elements the search found needed (by the test itself).
+    pinned: HashSet<String>,
+}
+
+impl RoundHooks for UnusedSearch {
+    fn round_start(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
+        self.remove_unused_all(e, r)
+    }
+
+    fn follow_up<'s>(&self, g: &'s PnfGrammar, items: &'s [NodeId], base: &'s EditSet) -> Box<dyn FollowUp + 's> {
+        Box::new(Freed::new(g, items, base))
+    }
+}
+
+impl UnusedSearch {
+    /// The search at the start of a Perses round: [`Self::remove_unused`] on every list
+    /// of the round's tree with two children or more, outer lists first. The lists where
+    /// it would stop at once are skipped with one name table per state, not one per list:
+    /// a table covers the whole program, so one per list made the scan quadratic
+    /// (measured: 5.8 s of a 205k-token input's 8.0 s, 177 s at 1M tokens).
+    fn remove_unused_all(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
+        e.j.set_pass(INFO.name);
+        let lists = lists(&r.tree, &r.state);
+        let mut i = 0;
+        while i < lists.len() {
+            let found = {
+                let names = Names::new(&r.tree, &r.live, e.g);
+                lists[i..].iter().position(|&l| Step::of(&names, &self.pinned, &r.tree, &r.live, l, 2).is_some())
+            };
+            let Some(k) = found else { break };
+            self.remove_unused(e, r, lists[i + k], &lists[i + k + 1..])?;
+            i += k + 1;
+        }
+        Ok(())
+    }
+
+    /// The search on `list`, a list of the round's tree (the round's start visits every
+    /// list with two children or more, outer lists first): ddmin over its unreferenced
+    /// elements (see the module docs) when there are at least two holding at least
+    /// 1/[`MIN_SHARE`] of the list's tokens, deleting all of them the first candidate; then,
+    /// as long as that deleted some, again over the elements the deletions left
+    /// unreferenced, even one. An element ddmin kept is needed by the test itself: the
+    /// name it declares first is pinned, for the rest of the reduction. In a list with a
+    /// pinned element, the first candidate deletes every element that only the unpinned
+    /// others use ([`Names::dead`]: whole chains of declarations at once), and ddmin over
+    /// the unreferenced elements runs only when that fails.
+    ///
+    /// `later`: the lists the round searches after this one, in order, so that a candidate
+    /// that ends this list's search names the next list's first candidates as successors.
+    fn remove_unused(&mut self, e: &mut Engine<'_>, r: &mut Round, list: NodeId, later: &[NodeId]) -> Result<(), OracleError> {
+        e.j.set_pass(INFO.name);
+        // A list's first level needs two elements (one alone is Perses' to delete);
+        // a level that deletions freed goes on from one.
+        let mut least = 2;
+        loop {
+            let names = Names::new(&r.tree, &r.live, e.g);
+            let Some(step) = Step::of(&names, &self.pinned, &r.tree, &r.live, list, least) else { break };
+            least = 1;
+            // What the search judges first from a state its candidate leads to: the
+            // successors of a candidate that ends a level, or this list's search.
+            let pinned = self.pinned.clone();
+            let g = e.g;
+            let next = move |tree: &Tree, state: &EditSet| {
+                let live = tree.live(state);
+                let names = Names::new(tree, &live, g);
+                let step = Step::of(&names, &pinned, tree, &live, list, 1);
+                let step = step.or_else(|| later.iter().find_map(|&l| Step::of(&names, &pinned, tree, &live, l, 2)));
+                step.map_or_else(Vec::new, |s| s.first(state))
+            };
+            // Once what the test needs is pinned, all that only the rest uses goes in
+            // one candidate first, a whole chain at once.
+            if step.dead.len() > step.unreferenced.len() {
+                let mut all = r.state.clone();
+                all.delete(step.dead.iter().copied());
+                let after = all.clone();
+                if e.try_batch(r, vec![all], &[], Some(&|tree, _| next(tree, &after)))?.is_some() {
+                    continue;
+                }
+            }
+            let offered = step.unreferenced.len();
+            let kept = e.ddmin_delete(r, Deletion { done: Some(&next), ..Deletion::of(step.unreferenced, Empty::DeleteItems) })?;
+            let names = Names::new(&r.tree, &r.live, e.g);
+            self.pinned.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
+            if kept.len() == offered {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One level of the search on a list: its unreferenced elements (none of them pinned),
+/// and what only unpinned elements use ([`Names::dead`], when an element is pinned).
+struct Step {
+    unreferenced: Vec<NodeId>,
+    dead: Vec<NodeId>,
+}
+
+impl Step {
+    /// The level of `list` under `live` (`names`: its live identifiers); `None` when the
+    /// search stops there: the list is gone, fewer than `least` elements are
+    /// unreferenced, or what may go is under 1/[`MIN_SHARE`] of the list's tokens or
+    /// under [`MIN_TOKENS`].
+    fn of(names: &Names<'_>, pinned: &HashSet<String>, tree: &Tree, live: &[bool], list: NodeId, least: usize) -> Option<Step> {
+        if !live[list.0 as usize] {
+            return None;
+        }
+        let is_pinned = |e: NodeId| names.declared(e, live).is_some_and(|n| pinned.contains(n));
+        let elements: Vec<NodeId> = tree.node(list).children.iter().copied().filter(|e| live[e.0 as usize]).collect();
+        let unreferenced: Vec<NodeId> = elements.iter().copied().filter(|&e| names.unreferenced(e, live) && !is_pinned(e)).collect();
+        if unreferenced.len() < least {
+            return None;
+        }
+        let dead = if elements.iter().any(|&e| is_pinned(e)) { names.dead(&elements, &is_pinned, live) } else { Vec::new() };
+        // A deletion that frees little of the list is left to Perses' ddmin: a passing
+        // test costs as much whatever it removes.
+        let size = |v: &[NodeId]| v.iter().map(|&e| tree.node(e).tokens as usize).sum::<usize>();
+        let most = size(&unreferenced).max(size(&dead));
+        (most * MIN_SHARE >= size(&elements) && most >= MIN_TOKENS).then_some(Step { unreferenced, dead })
+    }
+
+    /// The candidates this level judges first from `state`: the dead ones together (when
+    /// more than the unreferenced), then every unreferenced one (ddmin's empty keep).
+    fn first(&self, state: &EditSet) -> Vec<EditSet> {
+        let with = |v: &[NodeId]| {
+            let mut e = state.clone();
+            e.delete(v.iter().copied());
+            e
+        };
+        let mut out = Vec::new();
+        if self.dead.len() > self.unreferenced.len() {
+            out.push(with(&self.dead));
+        }
+        out.push(with(&self.unreferenced));
+        out
+    }
+}
+
+/// The search's follow-up inside Perses' ddmin over a list: after each interesting
+/// deletion, the elements it left unused (the declarations only the deleted elements
+/// used, chains included, [`Names::dead`]) go in one more candidate when there are at
+/// least two of them, instead of one accepted test each later. Elements unreferenced
+/// before the ddmin began (what the test itself may need) and those of a refused
+/// follow-up are never offered again in this ddmin.
+struct Freed<'a> {
+    g: &'a PnfGrammar,
+    /// The list's live elements, and the round's state, when the ddmin began.
+    items: &'a [NodeId],
+    base: &'a EditSet,
+    /// What was unreferenced then (computed at first need: most ddmins delete nothing).
+    unreferenced: OnceCell<HashSet<NodeId>>,
+    /// The elements of refused follow-ups.
+    refused: HashSet<NodeId>,
+    /// What the follow-ups deleted: ddmin still counts these items kept.
+    gone: HashSet<NodeId>,
+}
+
+impl<'a> Freed<'a> {
+    /// For a ddmin over `items`, a list's live elements under the round's state `base`
+    /// (deleted one by one, not with a separated list's head).
+    fn new(g: &'a PnfGrammar, items: &'a [NodeId], base: &'a EditSet) -> Freed<'a> {
+        Freed { g, items, base, unreferenced: OnceCell::new(), refused: HashSet::new(), gone: HashSet::new() }
+    }
+}
+
+impl FollowUp for Freed<'_> {
+    fn pass(&self) -> &'static str {
+        INFO.name
+    }
+
+    /// `state` with the elements it leaves unused deleted too, and those elements; `None`
+    /// when fewer than two.
+    fn after(&self, tree: &Tree, state: &EditSet, live: &[bool]) -> Option<(EditSet, Vec<NodeId>)> {
+        let protect = self.unreferenced.get_or_init(|| {
+            let live = tree.live(self.base);
+            let names = Names::new(tree, &live, self.g);
+            self.items.iter().copied().filter(|&e| names.unreferenced(e, &live)).collect()
+        });
+        let names = Names::new(tree, live, self.g);
+        let rest: Vec<NodeId> = self.items.iter().copied().filter(|e| live[e.0 as usize]).collect();
+        let dead = names.dead(&rest, &|e| protect.contains(&e) || self.refused.contains(&e), live);
+        (dead.len() >= 2).then(|| {
+            let mut all = state.clone();
+            all.delete(dead.iter().copied());
+            (all, dead)
+        })
+    }
+
+    fn judged(&mut self, nodes: Vec<NodeId>, accepted: bool) {
+        if accepted {
+            self.gone.extend(nodes);
+        } else {
+            self.refused.extend(nodes);
+        }
+    }
+
+    fn gone(&self) -> &HashSet<NodeId> {
+        &self.gone
+    }
+}
+
+/// Where each live identifier of a program occurs: built once per state of the edits.
+pub struct Names<'t> {
+    tree: &'t Tree,
+    /// Per name: its live occurrences, and the token position of the first.
+    names: HashMap<&'t str, (u32, usize)>,
+    /// Per token position: whether that token is a live identifier.
+    identifier: Vec<bool>,
+}
+
+impl<'t> Names<'t> {
+    /// The live identifiers of `tree` (`live`: one flag per node, as [`Tree::live`] gives).
+    pub fn new(tree: &'t Tree, live: &[bool], g: &PnfGrammar) -> Names<'t> {
+        let mut names: HashMap<&str, (u32, usize)> = HashMap::new();
+        let mut identifier = vec![false; tree.token_count()];
+        for (pos, &id) in tree.token_ids().iter().enumerate() {
+            if !live[id.0 as usize] || !tree.node(id).symbol.is_some_and(|s| g.is_identifier(s)) {
+                continue;
+            }
+            identifier[pos] = true;
+            names.entry(tree.token_text(id)).or_insert((0, pos)).0 += 1;
+        }
+        Names { tree, names, identifier }
+    }
+
+    /// The first name element `e` declares (holds the first occurrence of), if any: what
+    /// the search remembers an element the test needs by, since it stays the same while
+    /// the element's body shrinks.
+    pub fn declared(&self, e: NodeId, live: &[bool]) -> Option<&'t str> {
+        let t = self.tree;
+        let (span, ids) = self.positions(e)?;
+        span.zip(ids).find_map(|(pos, &id)| {
+            let name = t.token_text(id);
+            (self.identifier[pos] && live[id.0 as usize] && self.names[name].1 == pos).then_some(name)
+        })
+    }
+
+    /// Whether list element `e` is unreferenced (see the module docs): it holds the first
+    /// occurrence of some name, and all occurrences of every such name. `live` as for
+    /// [`Names::new`].
+    pub fn unreferenced(&self, e: NodeId, live: &[bool]) -> bool {
+        let t = self.tree;
+        let Some((span, ids)) = self.positions(e) else { return false };
+        let mut inside: HashMap<&str, u32> = HashMap::new();
+        for (pos, &id) in span.clone().zip(ids) {
+            if self.identifier[pos] && live[id.0 as usize] {
+                *inside.entry(t.token_text(id)).or_default() += 1;
+            }
+        }
+        let mut declares = false;
+        for (name, n) in inside {
+            let (all, first) = self.names[name];
+            if span.contains(&first) {
+                if n < all {
+                    return false;
+                }
+                declares = true;
+            }
+        }
+        declares
+    }
+
+    /// Node `e`'s tokens with their positions in [`Tree::token_ids`] (a subtree's tokens
+    /// are contiguous); `None` for a node without tokens.
+    fn positions(&self, e: NodeId) -> Option<(Range<usize>, &'t [NodeId])> {
+        let ids = self.tree.subtree_token_ids(e);
+        let start = self.tree.token_position(*ids.first()?)?;
+        Some((start..start + ids.len(), ids))
+    }
+    /// The largest set of `elements` (a list's live children, in order) outside `keep`
+    /// that declare some name and whose names are used only inside the set: what stays
+    /// unused once all of it is gone, cycles and chains of declarations included (a
+    /// mark-and-sweep over the uses, from every element that declares nothing, every
+    /// element in `keep` and every use outside the list). A use keeps every element that
+    /// holds the name, not only the one with its first occurrence, as if each might
+    /// declare it (a struct's field `top` after another struct's `top`: measured, keeping
+    /// only the first holder made this candidate fail on every level of va-arg). `live` as
+    /// for [`Names::new`].
+    pub fn dead(&self, elements: &[NodeId], keep: &dyn Fn(NodeId) -> bool, live: &[bool]) -> Vec<NodeId> {
+        let t = self.tree;
+        // Per token position: the element (index) holding it.
+        let mut owner = vec![usize::MAX; self.identifier.len()];
+        for (i, &e) in elements.iter().enumerate() {
+            if let Some((span, _)) = self.positions(e) {
+                owner[span].fill(i);
+            }
+        }
+        let declarer = |name: &str| self.names.get(name).map_or(usize::MAX, |&(_, first)| owner[first]);
+        // Per name, the elements that hold it: each may declare it.
+        let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut dead = vec![false; elements.len()];
+        for (pos, &id) in t.token_ids().iter().enumerate() {
+            let i = owner[pos];
+            if i == usize::MAX || !self.identifier[pos] || !live[id.0 as usize] {
+                continue;
+            }
+            let name = t.token_text(id);
+            if declarer(name) == i {
+                dead[i] = !keep(elements[i]);
+            }
+            let h = holders.entry(name).or_default();
+            if h.last() != Some(&i) {
+                h.push(i);
+            }
+        }
+        loop {
+            let mut changed = false;
+            for (pos, &id) in t.token_ids().iter().enumerate() {
+                let user = owner[pos];
+                if !self.identifier[pos] || !live[id.0 as usize] || (user != usize::MAX && dead[user]) {
+                    continue;
+                }
+                let name = t.token_text(id);
+                let mut revive = |d: usize| {
+                    if d != usize::MAX && dead[d] && d != user {
+                        dead[d] = false;
+                        changed = true;
+                    }
+                };
+                holders.get(name).into_iter().flatten().for_each(|&d| revive(d));
+            }
+            if !changed {
+                return elements.iter().zip(dead).filter(|(_, d)| *d).map(|(&e, _)| e).collect();
+            }
+        }
+    }
+}
+
+/// The Kleene star and plus nodes of `tree` under `edits` with at least two children, in
+/// pre-order: the lists the search visits, outer ones first.
+pub fn lists(tree: &Tree, edits: &EditSet) -> Vec<NodeId> {
+    let mut found = Vec::new();
+    tree.walk(edits, |n| {
+        let node = tree.node(n);
+        if matches!(node.kind, NodeKind::Star | NodeKind::Plus) && node.children.len() > 1 {
+            found.push(n);
+        }
+        node.kind != NodeKind::Token
+    });
+    found
+}

@@ -1,0 +1,98 @@
+//! What both subcommands (`lopper` and `lopper generate`) set up the same way, written once
+//! (ripgrep's high-level arguments that build the configured objects): the interrupt flag
+//! Ctrl-C sets, the job count and the candidate window, the persistent verdict cache, and
+//! atomic writes of results and of the `--stats` JSON.
+
+use lopper_reduce::oracle::cache::{PersistentCache, TestIdentity};
+use lopper_reduce::Oracle;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The flag a Ctrl-C (or SIGTERM) sets: every running test or command is killed and the
+/// reduction stops with its best so far.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let flag = interrupt.clone();
+    // A second Ctrl-C while the first is being handled has nothing left to stop.
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    interrupt
+}
+
+/// Tests at once: `-j`, else the machine's cores; at least 1.
+pub fn jobs(given: Option<usize>) -> usize {
+    given.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+/// Candidates per test slot handed to the oracle at once.
+pub const LOOKAHEAD: usize = 4;
+
+/// The candidate window for `jobs` tests at once: the reducer hands the oracle
+/// [`LOOKAHEAD`] times as many candidates as tests may run, so a slot that frees starts
+/// the next candidate at once instead of idling until the whole batch is judged; the
+/// result and the counts do not depend on it.
+pub fn window(jobs: usize) -> usize {
+    if jobs > 1 {
+        jobs * LOOKAHEAD
+    } else {
+        1
+    }
+}
+
+/// lopper's cache directory: `$LOPPER_CACHE`, else the user's cache dir's `lopper`
+/// (`$XDG_CACHE_HOME/lopper`, `~/.cache/lopper`).
+pub fn cache_home() -> PathBuf {
+    if let Some(d) = std::env::var_os("LOPPER_CACHE") {
+        return PathBuf::from(d);
+    }
+    use etcetera::BaseStrategy;
+    etcetera::choose_base_strategy().map_or_else(|_| std::env::temp_dir().join("lopper-cache"), |s| s.cache_dir().join("lopper"))
+}
+
+/// The persistent verdict cache's directory: `--cache-dir`, else [`cache_home`]`/verdicts`;
+/// `None` with `--no-cache`.
+pub fn verdict_dir(no_cache: bool, given: Option<&Path>) -> Option<PathBuf> {
+    (!no_cache).then(|| given.map_or_else(|| cache_home().join("verdicts"), Path::to_path_buf))
+}
+
+/// Runs `reduce` with `oracle` behind the persistent verdict cache in `dir` (under the
+/// test's `identity`), or with `oracle` itself when `dir` is `None`. A store that cannot be
+/// opened is said at once; one that failed during the run is handed back, to be said once
+/// at the end.
+pub fn with_verdicts<R>(oracle: &mut dyn Oracle, dir: Option<&Path>, identity: TestIdentity, reduce: impl FnOnce(&mut dyn Oracle) -> R) -> (R, Option<String>) {
+    let Some(dir) = dir else { return (reduce(oracle), None) };
+    let mut cached = PersistentCache::new(oracle, dir, identity);
+    if let Some(w) = cached.warning() {
+        eprintln!("lopper: warning: {w}");
+    }
+    let opened = cached.warning().is_none();
+    let result = reduce(&mut cached);
+    (result, cached.warning().filter(|_| opened).map(str::to_string))
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it (`.NAME.*.lopper-tmp`),
+/// renamed over `path`, so a reader never sees half a file and a crash leaves the old one;
+/// `prepare` may set the temporary file's owner and mode before the rename.
+///
+/// # Errors
+/// Creating, writing, preparing or renaming the temporary file.
+pub fn write_atomic(path: &Path, bytes: &[u8], prepare: impl FnOnce(&std::fs::File) -> std::io::Result<()>) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".lopper-tmp").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    prepare(tmp.as_file())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Writes `value` as pretty JSON and a line break to `path`, atomically (the `--stats`
+/// file).
+///
+/// # Errors
+/// Serializing (not expected) or writing.
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
+    let json = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    write_atomic(path, (json + "\n").as_bytes(), |_| Ok(()))
+}
