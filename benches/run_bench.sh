@@ -55,7 +55,10 @@ for case in "$corpus"/*/; do
   ct_before=""; ct_after=""
   if [ -f "$corpus/_tools/count_tokens.py" ] && python3 -c "import pygments" 2>/dev/null; then
     ct_before=$(python3 "$corpus/_tools/count_tokens.py" "$input" | awk '{print $1}')
-    ct_after=$(python3 "$corpus/_tools/count_tokens.py" "$work/result.${base##*.}" | awk '{print $1}')
+    # No result file when lopper refused the case (e.g. a language it does not know).
+    if [ -f "$work/result.${base##*.}" ]; then
+      ct_after=$(python3 "$corpus/_tools/count_tokens.py" "$work/result.${base##*.}" | awk '{print $1}')
+    fi
   fi
   python3 - "$work/stats.json" "$name" "$wall" "$passes" "$out/rows.jsonl" "$ct_before" "$ct_after" <<'PY'
 import json, sys

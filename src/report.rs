@@ -169,9 +169,9 @@ struct StatsReport<'a> {
     /// Test runs on the original before the reduction (not in `tests`).
     sanity_runs: usize,
     invalid_share: f64,
-    /// Per pass (`other`, `list`, `replace`, then the passes after Perses): tests, accepted
-    /// variants, wall seconds, seconds in tests.
-    passes: std::collections::BTreeMap<String, PassReport>,
+    /// Per pass, in the order they first ran (`other` first; Perses' own as `list` and
+    /// `replace`): tests, accepted variants, wall seconds, seconds in tests.
+    passes: serde_json::Map<String, serde_json::Value>,
     #[serde(flatten)]
     stats: &'a Stats,
 }
@@ -206,7 +206,10 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, was
         passes: s
             .pass_stats
             .iter()
-            .map(|p| (p.name.clone(), PassReport { tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds }))
+            .map(|p| {
+                let report = PassReport { tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds };
+                (p.name.clone(), serde_json::to_value(report).expect("pass stats serialize"))
+            })
             .collect(),
         stats: s,
     };

@@ -402,3 +402,61 @@ fn every_jobs_count_gives_the_same_result_and_counts_with_varied_test_times() {
     assert_eq!(seen[0], seen[1]);
     assert_eq!(seen[0], seen[2]);
 }
+
+#[test]
+fn list_passes_and_passes_agree_with_the_registry() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).arg("--list-passes").output().unwrap();
+    assert_exit(&out, 0);
+    let listed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(|l| l.split_whitespace().next().unwrap_or("").to_string()).collect();
+    let registry: Vec<&str> = lopper_reduce::pipeline::REGISTRY.iter().map(|p| p.name).collect();
+    assert_eq!(listed, registry);
+    // Every listed name is accepted by --passes; an unknown one is refused with the same list.
+    let case = Case::new("a.c", SRC, "grep -q main \"$1\"");
+    let out = case.lopper(&["-q", "--no-cache", "--passes", &registry.join(",")]);
+    assert_exit(&out, 0);
+    let out = case.lopper(&["-q", "--passes", "perses,nonesuch"]);
+    assert_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown pass `nonesuch`") && err.contains(&registry.join(", ")), "{err}");
+}
+
+#[test]
+fn passes_run_in_the_order_given_and_a_plug_in_after_them() {
+    // The test needs `main` and the call of `helper`; literals, identifiers and Perses each
+    // have something to do, and the plug-in (at the end of the main group) records every
+    // program it is given, then offers nothing.
+    let src = "int helper(int value) { return value + 42; }\nint unused_one;\nint main(void) { return helper(7); }\n";
+    let case = Case::new("a.c", src, "grep -q 'main' \"$1\" && grep -Eq '[a-z_]+\\([0-9]+\\)' \"$1\"");
+    let log = case.path("seen");
+    fs::create_dir(&log).unwrap();
+    let plug_in = format!("cp {{file}} {}/$(date +%s%N).c; exit 1", log.display());
+    let stats = case.path("stats.json");
+    let out = case.lopper(&[
+        "-q",
+        "--no-cache",
+        "-j",
+        "1",
+        "--passes",
+        "literals,perses,identifiers",
+        "--transform",
+        &plug_in,
+        "--stats",
+        stats.to_str().unwrap(),
+        "-o",
+        case.path("out.c").to_str().unwrap(),
+    ]);
+    assert_exit(&out, 0);
+    let json: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    let order: Vec<&str> = json["passes"].as_object().unwrap().keys().map(String::as_str).collect();
+    // In the order first run: the original's test, then the passes as --passes gives them
+    // (Perses' own as `list` and `replace`), then the plug-in.
+    let at = |name: &str| order.iter().position(|p| *p == name).unwrap_or_else(|| panic!("{name} ran: {order:?}"));
+    assert_eq!(order[0], "other", "{order:?}");
+    assert!(at("literals") < at("list") && at("list") < at("identifiers") && at("identifiers") < at(&plug_in), "{order:?}");
+    // The plug-in's first program already has the literals rewritten, Perses' deletions
+    // made and the identifiers renamed: it ran after all three in that round.
+    let mut seen: Vec<_> = fs::read_dir(&log).unwrap().map(|e| e.unwrap().path()).collect();
+    seen.sort();
+    let first = fs::read_to_string(&seen[0]).unwrap();
+    assert!(!first.contains("42") && !first.contains("unused_one") && !first.contains("helper"), "{first}");
+}

@@ -289,6 +289,13 @@ impl Frontend {
 
 /// Counts syntax errors of candidates against a base text; see [`Frontend::checker`]. The
 /// count equals [`Frontend::syntax_errors`] of the same text.
+///
+/// tree-sitter re-parses a candidate incrementally from the base's CST, except where the
+/// edited span of the base is longer than the whole candidate (a deletion of most of a
+/// large input): editing the old tree copies every node in that span, so a fresh parse is
+/// then less work and memory. The trees of the candidates counted since the base was set
+/// (at most 32) are kept by the key the caller gives each text (the judge's BLAKE3 hash),
+/// so the accepted one becomes the new base without another re-parse.
 pub struct SyntaxChecker(Checker);
 
 /// A text's identity, as the caller knows it (lopper's judge: its BLAKE3 hash), by which

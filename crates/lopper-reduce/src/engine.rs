@@ -24,7 +24,7 @@ pub struct Options {
     /// nodes than the current best, or text a grammar file's parser rejects).
     pub grammar_check: GrammarCheck,
     /// The reduction algorithm.
-    pub algorithm: crate::pipeline::Algorithm,
+    pub algorithm: Algorithm,
     /// The searches' own settings.
     pub search: SearchOptions,
     /// Threads that prepare slow passes (external count commands) side by side: `-j`, at
@@ -36,14 +36,38 @@ impl Options {
     /// Perses in fixpoint mode with the grammar screen on, Perses 2.0's search settings
     /// ([`SearchOptions::perses`]) and a window of `window` candidates, one thread.
     pub fn perses(window: usize) -> Options {
-        Options {
-            fixpoint: true,
-            grammar_check: GrammarCheck::Reject,
-            algorithm: crate::pipeline::Algorithm::Perses,
-            search: SearchOptions::perses(window),
-            threads: 1,
-        }
+        Options { fixpoint: true, grammar_check: GrammarCheck::Reject, algorithm: Algorithm::Perses, search: SearchOptions::perses(window), threads: 1 }
     }
+}
+
+/// A reduction algorithm. All share the oracle, the cache and the statistics, so a
+/// benchmark compares the algorithms and nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Perses (Sun et al., ICSE 2018) and the pipeline's passes: priority worklist over
+    /// the PNF tree, ddmin on Kleene lists, subsumption-based replacement, fixpoint.
+    Perses,
+    /// ddmin (Zeller & Hildebrandt, TSE 2002) over the lines of the program.
+    DdminLines,
+    /// ddmin over the program's tokens.
+    DdminTokens,
+    /// HDD (Misherghi & Su, ICSE 2006): level by level over the plain tree-sitter parse
+    /// tree (no PNF), ddmin over each level's nodes.
+    Hdd,
+    /// HDD* : HDD repeated on the re-parsed result until a pass removes nothing.
+    HddFixpoint,
+}
+
+impl Algorithm {
+    /// Every algorithm with its `--algorithm` name and a one-line description with its
+    /// source.
+    pub const ALL: [(Algorithm, &'static str, &'static str); 5] = [
+        (Algorithm::Perses, "perses", "Perses (Sun et al., ICSE 2018): PNF tree, largest node first, ddmin on lists, subsumption replacement, fixpoint"),
+        (Algorithm::DdminLines, "ddmin-lines", "ddmin (Zeller & Hildebrandt, TSE 2002) over lines"),
+        (Algorithm::DdminTokens, "ddmin-tokens", "ddmin (Zeller & Hildebrandt, TSE 2002) over tokens"),
+        (Algorithm::Hdd, "hdd", "HDD (Misherghi & Su, ICSE 2006): ddmin level by level over the plain parse tree"),
+        (Algorithm::HddFixpoint, "hdd-fixpoint", "HDD* (Misherghi & Su, ICSE 2006): HDD repeated until nothing changes"),
+    ];
 }
 
 /// Search settings: how Perses looks for replacements, which list minimizer deletes, and

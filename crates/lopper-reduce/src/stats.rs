@@ -53,7 +53,9 @@ pub struct Stats {
     /// Problems that did not stop the reduction but may have cut it short (e.g. the best
     /// program no longer parses, so no further fixpoint round ran); the CLI prints them.
     pub warnings: Vec<String>,
-    /// The transformation now running (a name in `pass_stats`).
+    /// The transformation now running (a name in `pass_stats`), for progress displays; not
+    /// in the `--stats` JSON.
+    #[serde(skip)]
     pub pass: String,
     /// Per pass, in the order they first ran: `other` (the original's test, comment
     /// removal, re-parsing between rounds), Perses' `list` (star, plus and optional

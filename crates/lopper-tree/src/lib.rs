@@ -8,6 +8,14 @@
 //! Rendering keeps each kept token's original leading whitespace, and inserts one space
 //! where two tokens that were not adjacent in the original would otherwise touch, so two
 //! tokens never merge into one.
+//!
+//! Rendering keeps line breaks that followed a token and drops comments (unless the test
+//! needs them); the space between two tokens that were not adjacent goes where they could
+//! lex as one (`int` `x`, `+` `+`, `1` `.5`). Costs: an edit set of more than 8 edits is
+//! looked up through a bit per node during a walk, so the ordered map is asked only at
+//! edited nodes; `render` and `count_tokens` take a subtree with no edit inside (found by
+//! marking each edited node's ancestors) as one span of the source, and `live` as one
+//! range of ids, since the arena is in post-order (which `TreeBuilder::finish` checks).
 
 use lopper_grammar::{PnfGrammar, SymbolId};
 use std::collections::BTreeMap;

@@ -2,11 +2,10 @@
 //! statistics): ddmin over lines, ddmin over tokens (list deletion over every token), and
 //! HDD / HDD* (Misherghi & Su, ICSE 2006) over the plain parse tree.
 
-use crate::engine::{Deletion, Empty, Engine, Round, LIST};
+use crate::engine::{Algorithm, Deletion, Empty, Engine, Round, LIST};
 use crate::judge::Batch;
 use crate::minimize::ListRequest;
 use crate::oracle::OracleError;
-use crate::pipeline::Algorithm;
 use lopper_tree::{NodeId, NodeKind, Tree};
 
 impl Engine<'_> {

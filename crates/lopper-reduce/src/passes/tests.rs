@@ -521,3 +521,45 @@ fn the_unused_search_names_the_next_lists_first_candidate_as_a_successor() {
     // g1's deletion names g2's as its successor, and that is what the search judges next.
     assert!(oracle.offered >= 1 && oracle.met == oracle.offered, "offered {}, met {}, missed {:?}", oracle.offered, oracle.met, oracle.missed);
 }
+
+/// A plug-in that records every best it is prepared on, and offers nothing.
+struct Recorder(Arc<Mutex<Vec<String>>>);
+
+impl Pass for Recorder {
+    fn name(&self) -> &str {
+        "recorder"
+    }
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.0.lock().unwrap().push(cx.best.to_string());
+    }
+    fn instance(&self, _: Context<'_>, _: usize) -> Instance {
+        Instance::Exhausted
+    }
+}
+
+#[test]
+fn the_main_group_runs_in_the_order_given_with_a_plug_in_where_it_is_put() {
+    let c = Frontend::new(Language::C).unwrap();
+    let src = "int unused_one;\nint main(void) { return 42; }\n";
+    let test = |t: &str| t.contains("main");
+    // The recorder between literals and Perses, then again after Perses.
+    for (at, perses_before) in [(1, false), (2, true)] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let mut p = pipeline(&["literals", "perses"]);
+        p.main.insert(at, crate::Step::Pass(Box::new(Recorder(seen.clone()))));
+        let out = reduce(&c, src, &mut { test }, &Options::perses(1), p, &mut NoProgress).unwrap();
+        let first = seen.lock().unwrap()[0].clone();
+        // Literals ran before the recorder either way; Perses only when put before it.
+        assert!(!first.contains("42"), "{first}");
+        assert_eq!(!first.contains("unused_one"), perses_before, "{first}");
+        let order: Vec<&str> = out.stats.pass_stats.iter().map(|p| p.name.as_str()).collect();
+        let literals = order.iter().position(|p| *p == "literals").unwrap();
+        let list = order.iter().position(|p| *p == "list").unwrap();
+        assert!(literals < list, "{order:?}");
+    }
+    // --passes names outside the registry are refused, and the registry's order is the
+    // default.
+    assert!(Pipeline::parse(&["perses", "nonesuch"]).is_err());
+    let names: Vec<&str> = Pipeline::parse(&crate::pipeline::registry::default_list().split(',').collect::<Vec<_>>()).unwrap().iter().map(|p| p.name).collect();
+    assert_eq!(names, crate::pipeline::REGISTRY.map(|p| p.name));
+}

@@ -16,6 +16,7 @@
 pub mod registry;
 mod schedule;
 
+pub use crate::engine::Algorithm;
 use crate::engine::{Engine, Options};
 use crate::judge::{Batch, Judge, LocalKey, Memo};
 use crate::oracle::{Oracle, OracleError, Verdict};
@@ -30,36 +31,6 @@ use schedule::PassStage;
 
 /// How Perses' own deletions and replacements are keyed in the memo of local changes.
 const PERSES_KEY: LocalKey<'static> = LocalKey { pass: perses::INFO.name, modulo_words: true };
-
-/// A reduction algorithm. All share the oracle, the cache and the statistics, so a
-/// benchmark compares the algorithms and nothing else.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Algorithm {
-    /// Perses (Sun et al., ICSE 2018) and the pipeline's passes: priority worklist over
-    /// the PNF tree, ddmin on Kleene lists, subsumption-based replacement, fixpoint.
-    Perses,
-    /// ddmin (Zeller & Hildebrandt, TSE 2002) over the lines of the program.
-    DdminLines,
-    /// ddmin over the program's tokens.
-    DdminTokens,
-    /// HDD (Misherghi & Su, ICSE 2006): level by level over the plain tree-sitter parse
-    /// tree (no PNF), ddmin over each level's nodes.
-    Hdd,
-    /// HDD* : HDD repeated on the re-parsed result until a pass removes nothing.
-    HddFixpoint,
-}
-
-impl Algorithm {
-    /// Every algorithm with its `--algorithm` name and a one-line description with its
-    /// source.
-    pub const ALL: [(Algorithm, &'static str, &'static str); 5] = [
-        (Algorithm::Perses, "perses", "Perses (Sun et al., ICSE 2018): PNF tree, largest node first, ddmin on lists, subsumption replacement, fixpoint"),
-        (Algorithm::DdminLines, "ddmin-lines", "ddmin (Zeller & Hildebrandt, TSE 2002) over lines"),
-        (Algorithm::DdminTokens, "ddmin-tokens", "ddmin (Zeller & Hildebrandt, TSE 2002) over tokens"),
-        (Algorithm::Hdd, "hdd", "HDD (Misherghi & Su, ICSE 2006): ddmin level by level over the plain parse tree"),
-        (Algorithm::HddFixpoint, "hdd-fixpoint", "HDD* (Misherghi & Su, ICSE 2006): HDD repeated until nothing changes"),
-    ];
-}
 
 /// The result of a reduction.
 #[derive(Clone, Debug)]
