@@ -17,8 +17,13 @@
 //! marking each edited node's ancestors) as one span of the source, and `live` as one
 //! range of ids, since the arena is in post-order (which `TreeBuilder::finish` checks).
 
+mod edits;
+mod render;
+
+pub use edits::{Edit, EditSet};
+use edits::{EditIndex, NodeBits};
 use lopper_grammar::{PnfGrammar, SymbolId};
-use std::collections::BTreeMap;
+pub use render::RenderOptions;
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -65,199 +70,6 @@ pub struct Node {
     pub tokens: u32,
     /// For token nodes: byte range of the token text in the source.
     pub text: Option<Range<u32>>,
-}
-
-/// An edit of one node.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Edit {
-    /// The node and its subtree disappear.
-    Delete,
-    /// The node is replaced by one of its descendants (which may itself be edited).
-    Replace(NodeId),
-    /// A token node's text becomes this text (renaming, literal canonicalization: T-Rec's
-    /// lexical edits). It keeps its place, leading whitespace and count as one token; on a
-    /// node that is not a token it has no effect.
-    Text(String),
-}
-
-/// A reduction state: edits keyed by node, ordered so iteration is deterministic.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct EditSet(BTreeMap<NodeId, Edit>);
-
-impl EditSet {
-    /// A copy of this set with one more edit.
-    pub fn with(&self, id: NodeId, e: Edit) -> EditSet {
-        let mut s = self.clone();
-        s.0.insert(id, e);
-        s
-    }
-
-    /// Deletes each of `ids` too (replacing any edit they had).
-    pub fn delete(&mut self, ids: impl IntoIterator<Item = NodeId>) {
-        self.0.extend(ids.into_iter().map(|id| (id, Edit::Delete)));
-    }
-
-    /// Number of edits.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there are no edits.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// Sets node `id`'s edit (replacing any it had).
-    pub fn insert(&mut self, id: NodeId, e: Edit) {
-        self.0.insert(id, e);
-    }
-
-    /// Node `id`'s edit, if it has one.
-    pub fn get(&self, id: NodeId) -> Option<&Edit> {
-        self.0.get(&id)
-    }
-
-    /// Whether node `id` has an edit.
-    pub fn contains(&self, id: NodeId) -> bool {
-        self.0.contains_key(&id)
-    }
-
-    /// The edited nodes, in id order.
-    pub fn ids(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.0.keys().copied()
-    }
-}
-
-impl Extend<(NodeId, Edit)> for EditSet {
-    fn extend<I: IntoIterator<Item = (NodeId, Edit)>>(&mut self, edits: I) {
-        self.0.extend(edits);
-    }
-}
-
-/// An edit set looked up by node during a walk: a bit per node says which nodes have an
-/// edit, so the walk over a large tree asks the ordered map only at edited nodes (the
-/// reducer's states hold hundreds of deletions, and every node of every candidate is
-/// visited).
-struct EditIndex<'e> {
-    edits: &'e EditSet,
-    /// One bit per node id; empty when the set is small enough to ask the map directly.
-    marked: Vec<u64>,
-}
-
-impl<'e> EditIndex<'e> {
-    /// Below this many edits the map is asked directly.
-    const SMALL: usize = 8;
-
-    fn new(edits: &'e EditSet, nodes: usize) -> EditIndex<'e> {
-        let mut marked = Vec::new();
-        if edits.len() > Self::SMALL {
-            marked = vec![0u64; nodes.div_ceil(64)];
-            for id in edits.ids() {
-                if let Some(word) = marked.get_mut(id.0 as usize / 64) {
-                    *word |= 1 << (id.0 % 64);
-                }
-            }
-        }
-        EditIndex { edits, marked }
-    }
-
-    fn get(&self, id: NodeId) -> Option<&'e Edit> {
-        if self.edits.is_empty() {
-            return None;
-        }
-        if !self.marked.is_empty() && self.marked.get(id.0 as usize / 64).is_none_or(|w| w & (1 << (id.0 % 64)) == 0) {
-            return None;
-        }
-        self.edits.get(id)
-    }
-}
-
-/// One bit per node id (empty: no node set).
-struct NodeBits(Vec<u64>);
-
-impl NodeBits {
-    fn contains(&self, id: NodeId) -> bool {
-        self.0.get(id.0 as usize / 64).is_some_and(|w| w & (1 << (id.0 % 64)) != 0)
-    }
-}
-
-/// [`Tree::render`]'s output so far: the text, the last token written (its index in the
-/// source order) and whether that token's text was edited.
-struct Rendering<'t> {
-    tree: &'t Tree,
-    opts: RenderOptions,
-    /// The source's line break ([`Tree::line_break`]).
-    nl: &'static str,
-    out: String,
-    last: Option<u32>,
-    last_edited: bool,
-}
-
-impl Rendering<'_> {
-    /// The text: after the source's last token its trailing trivia, after an earlier one a
-    /// line break.
-    fn finish(self) -> String {
-        let Rendering { tree: t, mut out, last, nl, opts, .. } = self;
-        match last {
-            Some(l) if l as usize + 1 == t.token_order.len() => {
-                let end = t.node(t.token_order[l as usize]).text.as_ref().unwrap().end;
-                t.push_trivia(&mut out, end..t.source.len() as u32, opts);
-            }
-            Some(_) => out.push_str(nl),
-            None => {}
-        }
-        out
-    }
-
-    /// Writes token `id` as `text`: its leading whitespace from the source, a line break
-    /// or a space where deleted code in between requires one, then the text.
-    fn token(&mut self, id: NodeId, text: &str, edited: bool) {
-        let t = self.tree;
-        let out = &mut self.out;
-        let r = t.node(id).text.as_ref().expect("a token node has text");
-        let i = t.token_index[id.0 as usize];
-        let gap_start = if i == 0 { 0 } else { t.node(t.token_order[i as usize - 1]).text.as_ref().unwrap().end };
-        let adjacent = match self.last {
-            None => i == 0,
-            Some(l) => l + 1 == i,
-        };
-        if adjacent || self.last.is_some() {
-            let before = out.len();
-            t.push_trivia(out, gap_start..r.start, self.opts);
-            if let (false, Some(l)) = (adjacent, self.last) {
-                // Keep a line break that followed the previous token: it may end a
-                // preprocessor line or a line comment's line.
-                let l_end = t.node(t.token_order[l as usize]).text.as_ref().unwrap().end as usize;
-                let next = t.token_order.get(l as usize + 1).map_or(t.source.len(), |n| t.node(*n).text.as_ref().unwrap().start as usize);
-                if t.source[l_end..next].contains('\n') && !out[before..].contains('\n') {
-                    out.truncate(before);
-                    out.push_str(self.nl);
-                } else if let Some(at) = out[before..].rfind('\n') {
-                    // Blank lines left by deleted code go; the token's indentation stays
-                    // (and a CRLF's `\r` with its `\n`).
-                    let at = if out[..before + at].ends_with('\r') { at - 1 } else { at };
-                    out.replace_range(before..before + at, "");
-                }
-            }
-            // New text next to a token it touched in the original merges with it only
-            // where two word characters meet.
-            let glue = if adjacent { (edited || self.last_edited) && word_meets_word(out, text) } else { may_glue(out, text) };
-            if glue && out.len() == before {
-                out.push(' ');
-            }
-        }
-        out.push_str(text);
-        self.last = Some(i);
-        self.last_edited = edited;
-    }
-}
-
-/// How to render.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RenderOptions {
-    /// Keep comments (tree-sitter extras other than whitespace) in the output. When off,
-    /// each comment becomes one space.
-    pub keep_comments: bool,
 }
 
 /// A PNF tree over a source text.
@@ -539,71 +351,6 @@ impl Tree {
         Some(first.0 as usize..=id.0 as usize)
     }
 
-    /// Renders the program under `edits` (see the crate docs for the whitespace rules).
-    /// A subtree with no edit inside is copied from the source as one span (its tokens
-    /// keep their gaps), so the cost grows with the edits, not with the tree.
-    pub fn render(&self, edits: &EditSet, opts: RenderOptions) -> String {
-        let index = EditIndex::new(edits, self.nodes.len());
-        let touched = self.touched(edits);
-        let mut r = Rendering { tree: self, opts, nl: self.line_break(), out: String::with_capacity(self.source.len()), last: None, last_edited: false };
-        self.walk_indexed(&index, |id| {
-            let node = self.node(id);
-            if node.text.is_some() {
-                match index.get(id) {
-                    Some(Edit::Text(t)) => r.token(id, t, true),
-                    _ => r.token(id, self.token_text(id), false),
-                }
-                return false;
-            }
-            if node.tokens < 2 || touched.contains(id) {
-                return true;
-            }
-            // Unedited: every later token of the subtree is adjacent to the one before it
-            // and nothing glues, so the source from the first token's end to the last
-            // token's end is what the token-by-token rendering would give.
-            let tokens = self.subtree_token_ids(id);
-            let (first, last) = (tokens[0], tokens[tokens.len() - 1]);
-            r.token(first, self.token_text(first), false);
-            let (from, to) = (self.node(first).text.as_ref().unwrap().end, self.node(last).text.as_ref().unwrap().end);
-            self.push_trivia(&mut r.out, from..to, opts);
-            r.last = Some(self.token_index[last.0 as usize]);
-            false
-        });
-        r.finish()
-    }
-
-    /// The nodes whose subtree holds an edit (themselves included): each edited node and
-    /// its ancestors in the original tree.
-    fn touched(&self, edits: &EditSet) -> NodeBits {
-        let mut bits = NodeBits(vec![0; if edits.is_empty() { 0 } else { self.nodes.len().div_ceil(64) }]);
-        for id in edits.ids() {
-            let mut n = Some(id);
-            while let Some(m) = n.filter(|m| (m.0 as usize) < self.nodes.len() && !bits.contains(*m)) {
-                bits.0[m.0 as usize / 64] |= 1 << (m.0 % 64);
-                n = self.node(m).parent;
-            }
-        }
-        bits
-    }
-
-    fn push_trivia(&self, out: &mut String, gap: Range<u32>, opts: RenderOptions) {
-        if opts.keep_comments {
-            out.push_str(&self.source[gap.start as usize..gap.end as usize]);
-            return;
-        }
-        let mut at = gap.start;
-        let first = self.comments.partition_point(|c| c.end <= gap.start);
-        for c in &self.comments[first..] {
-            if c.start >= gap.end {
-                break;
-            }
-            out.push_str(&self.source[at as usize..c.start.max(at) as usize]);
-            out.push(' ');
-            at = c.end.min(gap.end);
-        }
-        out.push_str(&self.source[at as usize..gap.end as usize]);
-    }
-
     /// An indented dump of the tree, one node a line: `kind symbol [tokens]` and token text.
     pub fn dump(&self, g: &PnfGrammar) -> String {
         let mut out = String::new();
@@ -621,24 +368,6 @@ impl Tree {
         }
         out
     }
-}
-
-/// Whether `next` written right after `out` could lex differently from the two tokens
-/// apart: word characters run together (`int` `x`), operators combine (`+` `+`, `/` `*`),
-/// and a `.` joins numbers (`1` `.5`).
-fn word_meets_word(out: &str, next: &str) -> bool {
-    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    out.chars().next_back().is_some_and(word) && next.chars().next().is_some_and(word)
-}
-
-fn may_glue(out: &str, next: &str) -> bool {
-    let (Some(a), Some(b)) = (out.chars().next_back(), next.chars().next()) else { return false };
-    // Brackets and separators are one-character tokens in every language we target.
-    if a.is_whitespace() || "()[]{};,".contains(a) || "()[]{};,".contains(b) {
-        return false;
-    }
-    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    word(a) == word(b) || a == '.' || b == '.'
 }
 
 #[cfg(test)]

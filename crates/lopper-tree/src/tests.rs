@@ -1,4 +1,5 @@
 use super::*;
+use crate::render::{may_glue, Rendering};
 
 /// Builds `f(a, bb,c);/*x*/` by hand: call = "f" "(" args ")" ";" where args is a star of
 /// elements, each `sep? id`.

@@ -1,0 +1,118 @@
+//! Edit sets over a tree: the reduction state, and the index a walk looks edits up by.
+
+use crate::NodeId;
+use std::collections::BTreeMap;
+
+/// An edit of one node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Edit {
+    /// The node and its subtree disappear.
+    Delete,
+    /// The node is replaced by one of its descendants (which may itself be edited).
+    Replace(NodeId),
+    /// A token node's text becomes this text (renaming, literal canonicalization: T-Rec's
+    /// lexical edits). It keeps its place, leading whitespace and count as one token; on a
+    /// node that is not a token it has no effect.
+    Text(String),
+}
+
+/// A reduction state: edits keyed by node, ordered so iteration is deterministic.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EditSet(BTreeMap<NodeId, Edit>);
+
+impl EditSet {
+    /// A copy of this set with one more edit.
+    pub fn with(&self, id: NodeId, e: Edit) -> EditSet {
+        let mut s = self.clone();
+        s.0.insert(id, e);
+        s
+    }
+
+    /// Deletes each of `ids` too (replacing any edit they had).
+    pub fn delete(&mut self, ids: impl IntoIterator<Item = NodeId>) {
+        self.0.extend(ids.into_iter().map(|id| (id, Edit::Delete)));
+    }
+
+    /// Number of edits.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no edits.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Sets node `id`'s edit (replacing any it had).
+    pub fn insert(&mut self, id: NodeId, e: Edit) {
+        self.0.insert(id, e);
+    }
+
+    /// Node `id`'s edit, if it has one.
+    pub fn get(&self, id: NodeId) -> Option<&Edit> {
+        self.0.get(&id)
+    }
+
+    /// Whether node `id` has an edit.
+    pub fn contains(&self, id: NodeId) -> bool {
+        self.0.contains_key(&id)
+    }
+
+    /// The edited nodes, in id order.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.0.keys().copied()
+    }
+}
+
+impl Extend<(NodeId, Edit)> for EditSet {
+    fn extend<I: IntoIterator<Item = (NodeId, Edit)>>(&mut self, edits: I) {
+        self.0.extend(edits);
+    }
+}
+
+/// An edit set looked up by node during a walk: a bit per node says which nodes have an
+/// edit, so the walk over a large tree asks the ordered map only at edited nodes (the
+/// reducer's states hold hundreds of deletions, and every node of every candidate is
+/// visited).
+pub(crate) struct EditIndex<'e> {
+    edits: &'e EditSet,
+    /// One bit per node id; empty when the set is small enough to ask the map directly.
+    marked: Vec<u64>,
+}
+
+impl<'e> EditIndex<'e> {
+    /// Below this many edits the map is asked directly.
+    const SMALL: usize = 8;
+
+    pub(crate) fn new(edits: &'e EditSet, nodes: usize) -> EditIndex<'e> {
+        let mut marked = Vec::new();
+        if edits.len() > Self::SMALL {
+            marked = vec![0u64; nodes.div_ceil(64)];
+            for id in edits.ids() {
+                if let Some(word) = marked.get_mut(id.0 as usize / 64) {
+                    *word |= 1 << (id.0 % 64);
+                }
+            }
+        }
+        EditIndex { edits, marked }
+    }
+
+    pub(crate) fn get(&self, id: NodeId) -> Option<&'e Edit> {
+        if self.edits.is_empty() {
+            return None;
+        }
+        if !self.marked.is_empty() && self.marked.get(id.0 as usize / 64).is_none_or(|w| w & (1 << (id.0 % 64)) == 0) {
+            return None;
+        }
+        self.edits.get(id)
+    }
+}
+
+/// One bit per node id (empty: no node set).
+pub(crate) struct NodeBits(pub(crate) Vec<u64>);
+
+impl NodeBits {
+    pub(crate) fn contains(&self, id: NodeId) -> bool {
+        self.0.get(id.0 as usize / 64).is_some_and(|w| w & (1 << (id.0 % 64)) != 0)
+    }
+}
