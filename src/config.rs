@@ -211,8 +211,8 @@ impl Reduction {
         })
     }
 
-    /// The pipeline `--passes` names, in order: clang_delta's C transformations where it
-    /// stands (when the program is C and clang_delta is installed), then every
+    /// The pipeline `--passes` names, in order: clang_delta's transformations where it
+    /// stands (when the program is C or C++ and clang_delta is installed), then every
     /// `--transform` command at the end of the main group. External commands get the
     /// test's time limit `timeout`.
     ///
@@ -230,7 +230,8 @@ impl Reduction {
         let mut failed = None;
         let mut pipeline = Pipeline::build(&self.passes, &mut |info| {
             debug_assert!(matches!(info.kind, Kind::External));
-            if info.name != external::CLANG_DELTA.name || self.frontend.name() != "c" {
+            let transformations = external::clang_delta_transformations(self.frontend.name());
+            if info.name != external::CLANG_DELTA.name || transformations.is_empty() {
                 return Vec::new();
             }
             let Some(bin) = external::find_clang_delta() else {
@@ -239,7 +240,7 @@ impl Reduction {
                 }
                 return Vec::new();
             };
-            let built: Result<Vec<_>, _> = external::CLANG_DELTA_C
+            let built: Result<Vec<_>, _> = transformations
                 .iter()
                 .map(|t| {
                     let (cmd, count) = external::clang_delta(&bin, t);

@@ -378,7 +378,8 @@ fn list_passes() -> String {
         let extra = match info.kind {
             Kind::External => {
                 let found = passes::external::find_clang_delta().map_or("not found: apt-get install cvise".to_string(), |p| format!("found: {}", p.display()));
-                format!(" ({found}): {}", passes::external::CLANG_DELTA_C.join(", "))
+                let (c, cxx) = (passes::external::CLANG_DELTA_C.join(", "), passes::external::CLANG_DELTA_CXX.join(", "));
+                format!(" ({found}); C: {c}; C++: {cxx}")
             }
             _ => String::new(),
         };

@@ -73,8 +73,18 @@ pub fn assert_exit(out: &Output, code: i32) {
 }
 
 /// The Debian package that provides each outside tool the end-to-end tests use as an oracle.
-const TOOL_PACKAGES: &[(&str, &str)] =
-    &[("gcc", "gcc"), ("cc", "gcc"), ("javac", "openjdk-17-jdk-headless"), ("node", "nodejs"), ("python3", "python3"), ("z3", "z3"), ("lua5.4", "lua5.4")];
+const TOOL_PACKAGES: &[(&str, &str)] = &[
+    ("gcc", "gcc"),
+    ("cc", "gcc"),
+    ("g++", "g++"),
+    ("rustc", "rustc"),
+    ("go", "golang-go"),
+    ("javac", "openjdk-17-jdk-headless"),
+    ("node", "nodejs"),
+    ("python3", "python3"),
+    ("z3", "z3"),
+    ("lua5.4", "lua5.4"),
+];
 
 /// Fails the test with a message naming `tool` (and how to get it) when it is not on PATH,
 /// instead of a bare assertion about an oracle that could not run.

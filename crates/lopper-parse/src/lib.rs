@@ -1,6 +1,6 @@
 //! lopper-parse: front ends that build a PNF tree from program text.
 //!
-//! The built-in languages (C, Java, JavaScript) parse with tree-sitter. A tree-sitter CST
+//! The built-in languages (C, C++, Java, JavaScript, Rust, Python, Go) parse with tree-sitter. A tree-sitter CST
 //! hides `_rules`, inlined rules and quantifier groups, so each named node's children are
 //! matched against that node's normalized (PNF) rule — hidden rules expanded, named children
 //! matched by kind, anonymous ones by text — to rebuild the Kleene star / plus / optional
@@ -25,22 +25,36 @@ use std::sync::Arc;
 pub enum Language {
     /// C (tree-sitter-c); extensions `.c .h .i`.
     C,
+    /// C++ (tree-sitter-cpp); extensions `.cc .cpp .cxx .c++ .hh .hpp .hxx .ii` (`.h` stays
+    /// C unless `--lang cpp`).
+    Cpp,
     /// Java (tree-sitter-java); extension `.java`.
     Java,
     /// JavaScript (tree-sitter-javascript); extensions `.js .mjs .cjs`.
     JavaScript,
+    /// Rust (tree-sitter-rust); extension `.rs`.
+    Rust,
+    /// Python (tree-sitter-python); extensions `.py .pyi`.
+    Python,
+    /// Go (tree-sitter-go); extension `.go`.
+    Go,
 }
 
 impl Language {
     /// All built-in languages.
-    pub const ALL: [Language; 3] = [Language::C, Language::Java, Language::JavaScript];
+    pub const ALL: [Language; 7] = [Language::C, Language::Cpp, Language::Java, Language::JavaScript, Language::Rust, Language::Python, Language::Go];
 
-    /// The language's name as `--lang` takes it: `c`, `java`, `javascript`.
+    /// The language's name as `--lang` takes it: `c`, `cpp`, `java`, `javascript`, `rust`,
+    /// `python`, `go`.
     pub fn name(self) -> &'static str {
         match self {
             Language::C => "c",
+            Language::Cpp => "cpp",
             Language::Java => "java",
             Language::JavaScript => "javascript",
+            Language::Rust => "rust",
+            Language::Python => "python",
+            Language::Go => "go",
         }
     }
 
@@ -48,24 +62,42 @@ impl Language {
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
             Language::C => &["c", "h", "i"],
+            Language::Cpp => &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "ii"],
             Language::Java => &["java"],
             Language::JavaScript => &["js", "mjs", "cjs"],
+            Language::Rust => &["rs"],
+            Language::Python => &["py", "pyi"],
+            Language::Go => &["go"],
         }
+    }
+
+    /// Whether indentation is syntax (Python's blocks): a pass that rewrites whitespace
+    /// between tokens must leave such a language alone.
+    pub fn indentation_is_syntax(self) -> bool {
+        self == Language::Python
     }
 
     fn grammar_json(self) -> &'static str {
         match self {
             Language::C => include_str!("../../../grammars/c/grammar.json"),
+            Language::Cpp => include_str!("../../../grammars/cpp/grammar.json"),
             Language::Java => include_str!("../../../grammars/java/grammar.json"),
             Language::JavaScript => include_str!("../../../grammars/javascript/grammar.json"),
+            Language::Rust => include_str!("../../../grammars/rust/grammar.json"),
+            Language::Python => include_str!("../../../grammars/python/grammar.json"),
+            Language::Go => include_str!("../../../grammars/go/grammar.json"),
         }
     }
 
     fn tree_sitter(self) -> tree_sitter::Language {
         match self {
             Language::C => tree_sitter_c::LANGUAGE.into(),
+            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
             Language::Java => tree_sitter_java::LANGUAGE.into(),
             Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Language::Python => tree_sitter_python::LANGUAGE.into(),
+            Language::Go => tree_sitter_go::LANGUAGE.into(),
         }
     }
 }
@@ -201,6 +233,13 @@ impl Frontend {
     /// The language's name (`c`, `json`, …).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Whether indentation is syntax in this language (Python's blocks, also when its
+    /// grammar folder is dropped in under the name `python`): whitespace between tokens is
+    /// then not the layout step's to rewrite.
+    pub fn indentation_is_syntax(&self) -> bool {
+        Language::ALL.iter().any(|l| l.name() == self.name && l.indentation_is_syntax())
     }
 
     /// The PNF grammar.

@@ -3,7 +3,8 @@
 //! Search order (the first language of a name wins): `--grammar PATH`; each directory of
 //! `LOPPER_GRAMMARS` (colon-separated); the user's grammars directory
 //! (`~/.config/lopper/grammars` on Linux); the repository's `grammars/`; then the languages
-//! built into the binary (C, Java, JavaScript by tree-sitter, and the shipped grammar files).
+//! built into the binary (C, C++, Java, JavaScript, Rust, Python, Go by tree-sitter, and the
+//! shipped grammar files).
 //! In a grammars directory, `NAME.pest` is a pest grammar file and a folder with
 //! `src/grammar.json` and `src/parser.c` is a tree-sitter grammar, compiled once into
 //! `~/.cache/lopper/tree-sitter` (or `$LOPPER_CACHE`) as tree-sitter's loader crate does.

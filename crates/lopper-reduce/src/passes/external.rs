@@ -144,11 +144,12 @@ impl Pass for External {
     }
 }
 
-/// clang_delta's transformations in the registry: for C programs, when `clang_delta` is
-/// installed, each of [`CLANG_DELTA_C`] as an external pass, built by the caller.
+/// clang_delta's transformations in the registry: for C and C++ programs, when
+/// `clang_delta` is installed, each of [`clang_delta_transformations`] as an external
+/// pass, built by the caller.
 pub const CLANG_DELTA: PassInfo = PassInfo {
     name: "clang_delta",
-    about: "C-Vise's clang_delta transformations on C programs, each a pass in Regehr's protocol (apt-get install cvise)",
+    about: "C-Vise's clang_delta transformations, each a pass in Regehr's protocol: on C and C++ programs only, the languages clang_delta parses (apt-get install cvise)",
     group: Group::Main,
     grows: false,
     kind: Kind::External,
@@ -177,6 +178,68 @@ pub const CLANG_DELTA_C: [&str; 19] = [
     "copy-propagation",
     "simple-inliner",
 ];
+
+/// The `clang_delta` transformations lopper runs as passes on C++ programs, in this order:
+/// the C ones C-Vise runs on C++ too, and its C++ ones (namespaces, templates, classes and
+/// their bases, members), after C-Vise's first / main / last pass groups.
+pub const CLANG_DELTA_CXX: [&str; 46] = [
+    "replace-function-def-with-decl",
+    "remove-unused-function",
+    "remove-namespace",
+    "aggregate-to-scalar",
+    "param-to-global",
+    "param-to-local",
+    "return-void",
+    "simple-inliner",
+    "reduce-pointer-level",
+    "copy-propagation",
+    "callexpr-to-value",
+    "replace-callexpr",
+    "simplify-callexpr",
+    "remove-unused-enum-member",
+    "remove-unused-var",
+    "simplify-if",
+    "move-definition-to-declaration",
+    "simplify-comma-expr",
+    "simplify-dependent-typedef",
+    "replace-simple-typedef",
+    "replace-dependent-typedef",
+    "replace-one-level-typedef-type",
+    "remove-unused-field",
+    "instantiate-template-type-param-to-int",
+    "instantiate-template-param",
+    "template-arg-to-int",
+    "template-non-type-arg-to-int",
+    "reduce-class-template-param",
+    "remove-trivial-base-template",
+    "class-template-to-class",
+    "merge-base-class",
+    "remove-base-class",
+    "replace-derived-class",
+    "remove-unresolved-base",
+    "remove-ctor-initializer",
+    "replace-class-with-base-template-spec",
+    "simplify-nested-class",
+    "remove-unused-outer-class",
+    "empty-struct-to-int",
+    "move-function-body",
+    "local-to-global",
+    "rename-fun",
+    "rename-param",
+    "rename-var",
+    "rename-class",
+    "rename-cxx-method",
+];
+
+/// The `clang_delta` transformations for a program in the language named `language`: C's
+/// for `c`, C++'s for `cpp`, none for any other (clang_delta parses only C and C++).
+pub fn clang_delta_transformations(language: &str) -> &'static [&'static str] {
+    match language {
+        "c" => &CLANG_DELTA_C,
+        "cpp" => &CLANG_DELTA_CXX,
+        _ => &[],
+    }
+}
 
 /// Where `clang_delta` is: `$LOPPER_CLANG_DELTA`, else on `PATH`, else where Debian's
 /// `cvise` package installs it (`/usr/lib/cvise/clang_delta`, `/usr/libexec/cvise/clang_delta`).

@@ -204,7 +204,11 @@ impl Fixpoint {
 
 /// The layout step ([`passes::layout`]): the best laid out readably, tested once; kept if
 /// interesting and free of new syntax errors, whatever its size.
+/// Not where indentation is syntax (Python): the layout's indentation follows brackets.
 fn layout(e: &mut Engine<'_>) -> Result<(), OracleError> {
+    if e.frontend.indentation_is_syntax() {
+        return Ok(());
+    }
     let Some(tree) = e.parse_best() else { return Ok(()) };
     e.j.set_pass(passes::layout::INFO.name);
     let text = passes::layout::layout(&tree);
