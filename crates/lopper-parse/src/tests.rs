@@ -169,8 +169,15 @@ fn the_registry_chooses_by_name_grammar_and_extension() {
     assert_eq!(by_ext("A.java").unwrap(), "java");
     assert_eq!(by_ext("m.mjs").unwrap(), "javascript");
     assert_eq!(by_ext("q.smt2").unwrap(), "smtlib");
-    assert!(matches!(r.choose(Path::new("m.rs"), None, false), Err(RegistryError::UnknownExtension { .. })));
+    assert!(matches!(r.choose(Path::new("m.cobol"), None, false), Err(RegistryError::UnknownExtension { .. })));
     assert_eq!(r.choose(Path::new("m.rs"), Some("JS"), false).unwrap().name, "javascript");
+    // The built-in C++, Rust, Python and Go; `.h` stays C unless --lang cpp.
+    for (file, lang) in
+        [("a.cpp", "cpp"), ("a.ii", "cpp"), ("a.c++", "cpp"), ("a.hpp", "cpp"), ("a.h", "c"), ("lib.rs", "rust"), ("m.py", "python"), ("main.go", "go")]
+    {
+        assert_eq!(by_ext(file).unwrap(), lang, "{file}");
+    }
+    assert_eq!(r.choose(Path::new("a.h"), Some("cpp"), false).unwrap().name, "cpp");
     let unknown = r.choose(Path::new("m.c"), Some("cobol"), false).unwrap_err();
     assert!(unknown.to_string().contains("unknown language `cobol` (known: ") && unknown.to_string().contains("java"), "{unknown}");
     // A --grammar path comes first and is chosen without --lang.

@@ -563,3 +563,29 @@ fn the_main_group_runs_in_the_order_given_with_a_plug_in_where_it_is_put() {
     let names: Vec<&str> = Pipeline::parse(&crate::pipeline::registry::default_list().split(',').collect::<Vec<_>>()).unwrap().iter().map(|p| p.name).collect();
     assert_eq!(names, crate::pipeline::REGISTRY.map(|p| p.name));
 }
+
+#[test]
+fn type_aliases_of_any_length_are_inlined_in_every_language_that_has_them() {
+    let cases: [(Language, &str, &[&str]); 4] = [
+        (
+            Language::Cpp,
+            "using Table = std::map<std::string, int>;\ntypedef const char *Name;\nTable load(Name n);\ntemplate <class T> using Vec = std::vector<T>;\nVec<int> v;\n",
+            &[
+                "\ntypedef const char *Name;\nstd::map<std::string, int> load(Name n);\ntemplate <class T> using Vec = std::vector<T>;\nVec<int> v;\n",
+                "using Table = std::map<std::string, int>;\n\nTable load(const char * n);\ntemplate <class T> using Vec = std::vector<T>;\nVec<int> v;\n",
+            ],
+        ),
+        (Language::C, "typedef unsigned long long Word;\ntypedef int Pair[2];\nWord w; Pair p;\n", &["\ntypedef int Pair[2];\nunsigned long long w; Pair p;\n"]),
+        (Language::Rust, "type Pair = (u32, Vec<u8>);\ntype Ref<'a> = &'a str;\nfn f(p: Pair) -> Ref<'static> { \"\" }\n", &["\ntype Ref<'a> = &'a str;\nfn f(p: (u32, Vec<u8>)) -> Ref<'static> { \"\" }\n"]),
+        (Language::Go, "package main\n\ntype Ints = map[string][]int\n\nfunc f(x Ints) Ints { return x }\n", &["package main\n\n\n\nfunc f(x map[string][]int) map[string][]int { return x }\n"]),
+    ];
+    for (lang, src, expected) in cases {
+        let f = Frontend::new(lang).unwrap();
+        let got = variants(&f, &mut aliases::Aliases::default(), src);
+        assert_eq!(got, expected, "{lang:?}");
+        // Every variant parses as the language.
+        for v in &got {
+            assert_eq!(f.syntax_errors(v).unwrap(), 0, "{lang:?}: {v}");
+        }
+    }
+}

@@ -4,17 +4,18 @@
 //! [`Pipeline`] of first, main and last steps that `lopper` and `lopper generate` both
 //! build the same way.
 
-use crate::passes::{external, identifiers, inline, layout, literals, params, subtrees, tokens, Group, Kind, Pass, PassInfo};
+use crate::passes::{aliases, external, identifiers, inline, layout, literals, params, subtrees, tokens, Group, Kind, Pass, PassInfo};
 use crate::{perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 10] = [
+pub const REGISTRY: [&PassInfo; 11] = [
     &unused::INFO,
     &perses::INFO,
     &identifiers::INFO,
     &literals::INFO,
     &inline::INFO,
+    &aliases::INFO,
     &params::INFO,
     &subtrees::INFO,
     &tokens::INFO,

@@ -1,0 +1,172 @@
+//! Type aliases inlined whatever their length: a type alias declared in a list element `D`
+//! — C and C++ `typedef T X;`, C++ `using X = T;`, Rust `type X = T;`, Go `type X = T` —
+//! is deleted, and every later use of `X` becomes the text of `T`, however many tokens it
+//! has (a qualified name, a pointer, a template instance). [`super::inline`] puts one word
+//! in place of a name and so leaves such aliases in results; clang_delta's
+//! replace-simple-typedef covers C's simplest ones only.
+//!
+//! Aliases are recognized by their grammar symbol (`type_definition`, `alias_declaration`,
+//! `type_item`, `type_alias`, the tree-sitter grammars' names); one with type parameters
+//! (`type X<T> = …`), several declarators (`typedef int A, B;`) or a declarator that is not
+//! the name alone or behind `*` (arrays, functions) is left alone. Instance `k` is the
+//! `k`-th alias in source order. Variants are whole texts, whose tokens the reducer counts
+//! by parsing them, so an alias used so often that inlining it adds tokens is never tested;
+//! what the language does not accept (or the test no longer shows) costs one test.
+
+use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
+use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
+use std::ops::Range;
+
+/// The pass; see the module docs.
+#[derive(Default)]
+pub struct Aliases {
+    instances: Vec<String>,
+}
+
+/// This pass in the registry.
+pub const INFO: PassInfo = PassInfo {
+    name: "aliases",
+    about: "type aliases inlined whatever their length: C/C++ typedef, C++ using X = ..., Rust type X = ...;, Go type X = ..., deleted and every use replaced by the aliased type's text",
+    group: Group::Main,
+    grows: false,
+    kind: Kind::Transformation(create),
+};
+
+/// A new instance of this pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(Aliases::default())
+}
+
+/// The grammar symbols that declare an alias `NAME = TYPE` (after their keyword).
+const WITH_EQUALS: [&str; 3] = ["alias_declaration", "type_item", "type_alias"];
+
+/// The grammar symbol of C's `typedef TYPE NAME;`.
+const TYPEDEF: &str = "type_definition";
+
+impl Pass for Aliases {
+    fn name(&self) -> &str {
+        INFO.name
+    }
+
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        Some(Box::new(Aliases::default()))
+    }
+
+    fn keeps_words(&self) -> bool {
+        true
+    }
+
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.instances.clear();
+        let (t, g) = (cx.tree, cx.grammar);
+        let mut aliases = Vec::new();
+        t.walk(&EditSet::default(), |n| {
+            let node = t.node(n);
+            if let Some(name) = node.symbol.map(|s| g.symbol(s).name.as_str()) {
+                if WITH_EQUALS.contains(&name) || name == TYPEDEF {
+                    aliases.push(n);
+                    return false;
+                }
+            }
+            node.kind != NodeKind::Token
+        });
+        let identifier = |id: NodeId| t.node(id).symbol.is_some_and(|s| g.is_identifier(s));
+        for a in aliases {
+            let symbol = symbol_name(t, g, a);
+            let Some((name, definition)) = (if symbol == TYPEDEF { typedef(t, a, &identifier) } else { with_equals(t, a, &identifier) }) else { continue };
+            let Some(d) = list_element(t, a) else { continue };
+            // The declaration is the alias, or Go's `type` and the alias: a template alias
+            // (`template <…> using X = …`) is left alone.
+            let (outer, own) = (t.subtree_token_ids(d), t.subtree_token_ids(a));
+            let before = outer.iter().position(|&id| id == own[0]).unwrap_or(0);
+            let after = outer.len() - before - own.len();
+            if !(before == 0 || before == 1 && t.token_text(outer[0]) == "type") || !(after == 0 || after == 1 && t.token_text(outer[outer.len() - 1]) == ";") {
+                continue;
+            }
+            let text = t.token_text(name);
+            // Uses: the name's later occurrences outside the declaration, which must hold
+            // the name's first occurrence.
+            let first = t.token_ids().iter().position(|&id| identifier(id) && t.token_text(id) == text);
+            if first != t.token_position(name) {
+                continue;
+            }
+            let inside = span(t, t.subtree_token_ids(d)[0]).start..span(t, *t.subtree_token_ids(d).last().expect("a declaration has tokens")).end;
+            let uses: Vec<Range<usize>> = t
+                .token_ids()
+                .iter()
+                .filter(|&&id| identifier(id) && t.token_text(id) == text)
+                .map(|&id| span(t, id))
+                .filter(|r| r.start >= inside.end)
+                .collect();
+            if uses.is_empty() {
+                continue;
+            }
+            let src = t.source();
+            let mut out = String::with_capacity(src.len());
+            out.push_str(&src[..inside.start]);
+            let mut at = inside.end;
+            for u in uses {
+                out.push_str(&src[at..u.start]);
+                out.push_str(&src[definition.clone()]);
+                at = u.end;
+            }
+            out.push_str(&src[at..]);
+            self.instances.push(out);
+        }
+    }
+
+    fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
+        self.instances.get(k).map_or(Instance::Exhausted, |text| Instance::Text(text.clone()))
+    }
+}
+
+/// The name of node `a`'s grammar symbol.
+fn symbol_name<'g>(t: &Tree, g: &'g lopper_grammar::PnfGrammar, a: NodeId) -> &'g str {
+    t.node(a).symbol.map_or("", |s| g.symbol(s).name.as_str())
+}
+
+/// `… NAME = TYPE [;]`: the name (the one token before `=`, an identifier) and the source
+/// range of the type.
+fn with_equals(t: &Tree, a: NodeId, identifier: &dyn Fn(NodeId) -> bool) -> Option<(NodeId, Range<usize>)> {
+    let tokens = t.subtree_token_ids(a);
+    let eq = tokens.iter().position(|&id| t.token_text(id) == "=")?;
+    let name = *tokens.get(eq.checked_sub(1)?)?;
+    let end = if t.token_text(*tokens.last()?) == ";" { tokens.len() - 1 } else { tokens.len() };
+    let def = tokens.get(eq + 1..end).filter(|d| !d.is_empty())?;
+    identifier(name).then(|| (name, span(t, def[0]).start..span(t, def[def.len() - 1]).end))
+}
+
+/// `typedef TYPE [*…] NAME;`: the name (the identifier before the final `;`) and the source
+/// range from the type to the last `*` before the name; `None` for other declarators.
+fn typedef(t: &Tree, a: NodeId, identifier: &dyn Fn(NodeId) -> bool) -> Option<(NodeId, Range<usize>)> {
+    let tokens = t.subtree_token_ids(a);
+    let n = tokens.len();
+    if n < 4 || t.token_text(tokens[0]) != "typedef" || t.token_text(tokens[n - 1]) != ";" || !identifier(tokens[n - 2]) {
+        return None;
+    }
+    let def = &tokens[1..n - 2];
+    // The type must end in a word or `>` or `*` (a pointer), and the name be its only
+    // declarator: no `,`, `(` or `[` after the type's own brackets close.
+    let mut depth = 0i32;
+    for &id in def {
+        match t.token_text(id) {
+            "{" | "<" | "(" | "[" => depth += 1,
+            "}" | ">" | ")" | "]" => depth -= 1,
+            "," if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    Some((tokens[n - 2], span(t, def[0]).start..span(t, def[def.len() - 1]).end))
+}
+
+/// The innermost list element (a child of a star, plus or optional node) that holds `a`.
+fn list_element(t: &Tree, a: NodeId) -> Option<NodeId> {
+    let mut n = a;
+    loop {
+        let parent = t.node(n).parent?;
+        if matches!(t.node(parent).kind, NodeKind::Star | NodeKind::Plus | NodeKind::Optional) {
+            return Some(n);
+        }
+        n = parent;
+    }
+}
