@@ -165,24 +165,41 @@ impl<'a> Judge<'a> {
             self.set_pass(p);
         }
         let passes: Vec<usize> = passes.iter().map(|p| self.pass_index(p)).collect();
+        let Asked { screens, locals, verdicts } = self.ask(texts, memo, successors)?;
+        let winner = verdicts.last().filter(|v| v.verdict == Verdict::Interesting).map(|v| v.index);
+        let judged = winner.map_or(texts.len(), |w| w + 1);
+        self.count(&screens[..judged], &verdicts, &passes);
+        // Every local change before the answer was not interesting.
+        self.local_rejected.extend(locals.iter().take(winner.unwrap_or(texts.len())).flatten().copied());
+        match winner {
+            Some(w) => {
+                let Some((h, Screen::Test(errors))) = screens[w] else { unreachable!("only tested candidates win") };
+                self.accept(&texts[w], h, errors, passes.get(w).copied(), tokens(w))?;
+            }
+            None if !verdicts.is_empty() => self.progress.tested(&self.stats),
+            None => {}
+        }
+        Ok(winner)
+    }
+
+    /// Hands `texts` to the oracle, each screened when the oracle is about to judge it (a
+    /// slot is free), so those past the answer never pay for a grammar re-parse; the
+    /// screens run in order, which the in-window memos rely on. The test time (without the
+    /// screening, lopper's own work) counts for the running pass.
+    fn ask(&mut self, texts: &[String], memo: Memo<'_>, successors: Option<&mut dyn FnMut(usize) -> Vec<String>>) -> Result<Asked, OracleError> {
         let mut no_successors = |_| Vec::new();
         let successors = successors.unwrap_or(&mut no_successors);
-        let pass_of = |i: usize| passes.get(i).copied();
         let (local, presume) = match memo {
             Memo::Off => (None, false),
             Memo::Record(key) => (Some(key), false),
             Memo::Presume(key) => (Some(key), true),
         };
-        // Each candidate is screened when the oracle is about to judge it (a slot is free),
-        // so those past the answer never pay for a grammar re-parse; the screens run in
-        // order, which the in-window memos below rely on.
         let mut screens: Vec<Option<([u8; 32], Screen)>> = vec![None; texts.len()];
         let mut locals: Vec<Option<[u8; 32]>> = vec![None; texts.len()];
         let mut in_batch = HashSet::new();
         let mut local_in_batch = HashSet::new();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let t = Instant::now();
-        // Screening is lopper's own work, not the tests' wall time.
         let mut screening = std::time::Duration::ZERO;
         let Judge { oracle, checker, rejected, local_rejected, best, best_errors, grammar_check, .. } = &mut *self;
         // A successor is judged against candidate `i` as the best; one presumed not
@@ -228,12 +245,17 @@ impl<'a> Judge<'a> {
             self.stats.test_seconds += dt;
             self.stats.pass_stats[self.pass].time.test_seconds += dt;
         }
-        let verdicts = verdicts?;
-        let winner = verdicts.last().filter(|v| v.verdict == Verdict::Interesting).map(|v| v.index);
+        Ok(Asked { screens, locals, verdicts: verdicts? })
+    }
+
+    /// Counts the candidates a sequential run judges (`screens`, up to the answer) and
+    /// remembers the rejected ones; `verdicts` are the tested ones' in order, `passes` each
+    /// candidate's pass (the running one where absent).
+    fn count(&mut self, screens: &[Option<([u8; 32], Screen)>], verdicts: &[Judged], passes: &[usize]) {
         let mut tested = verdicts.iter();
-        for (i, screen) in screens[..winner.map_or(texts.len(), |w| w + 1)].iter().enumerate() {
+        for (i, screen) in screens.iter().enumerate() {
             let (h, s) = screen.as_ref().expect("every candidate up to the answer was screened");
-            let pass = pass_of(i).unwrap_or(self.pass);
+            let pass = passes.get(i).copied().unwrap_or(self.pass);
             self.stats.candidates += 1;
             match s {
                 Screen::Same => {}
@@ -264,29 +286,34 @@ impl<'a> Judge<'a> {
                 }
             }
         }
-        // Every local change before the answer was not interesting.
-        self.local_rejected.extend(locals.iter().take(winner.unwrap_or(texts.len())).flatten().copied());
-        if let Some(w) = winner {
-            let Some((h, Screen::Test(errors))) = screens[w] else { unreachable!("only tested candidates win") };
-            self.best = texts[w].clone();
-            self.best_errors = errors;
-            if let Err(e) = self.checker.set_base(&self.best, h) {
-                // The checker keeps comparing against the previous best: still sound, only
-                // more candidates may be judged invalid.
-                self.stats.warnings.push(format!("the grammar check could not take the new best as its base: {e}"));
-            }
-            self.stats.accepted += 1;
-            self.stats.pass_stats[pass_of(w).unwrap_or(self.pass)].accepted += 1;
-            self.stats.tokens_after = tokens(w);
-            let at = self.started.elapsed().as_secs_f64();
-            self.stats.progress.push(ProgressPoint { seconds: at, tokens: self.stats.tokens_after, bytes: self.best.len() });
-            tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass.as_str(), "candidate accepted");
-            self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Keep)?;
-        } else if !verdicts.is_empty() {
-            self.progress.tested(&self.stats);
-        }
-        Ok(winner)
     }
+
+    /// Makes `text` (hash `h`, with `errors` syntax errors and `tokens` tokens) the best,
+    /// counted for `pass` (the running one where `None`), and hands it to the [`Progress`].
+    fn accept(&mut self, text: &str, h: [u8; 32], errors: usize, pass: Option<usize>, tokens: usize) -> Result<(), OracleError> {
+        self.best = text.to_string();
+        self.best_errors = errors;
+        if let Err(e) = self.checker.set_base(&self.best, h) {
+            // The checker keeps comparing against the previous best: still sound, only
+            // more candidates may be judged invalid.
+            self.stats.warnings.push(format!("the grammar check could not take the new best as its base: {e}"));
+        }
+        self.stats.accepted += 1;
+        self.stats.pass_stats[pass.unwrap_or(self.pass)].accepted += 1;
+        self.stats.tokens_after = tokens;
+        let at = self.started.elapsed().as_secs_f64();
+        self.stats.progress.push(ProgressPoint { seconds: at, tokens: self.stats.tokens_after, bytes: self.best.len() });
+        tracing::debug!(tokens = self.stats.tokens_after, pass = self.stats.pass.as_str(), "candidate accepted");
+        self.progress.new_best(&self.best, &self.stats).map_err(OracleError::Keep)
+    }
+}
+
+/// What the oracle made of a batch: each candidate's hash and screen (up to where it
+/// stopped asking), each one's local-change key, and the tested ones' verdicts.
+struct Asked {
+    screens: Vec<Option<([u8; 32], Screen)>>,
+    locals: Vec<Option<[u8; 32]>>,
+    verdicts: Vec<Judged>,
 }
 
 /// Handling of candidates with new syntax errors: more tree-sitter ERROR/MISSING nodes than
