@@ -77,6 +77,35 @@ fn clang_delta_passes_reduce_a_c_program() {
 }
 
 #[test]
+fn clang_delta_cxx_transformations_reduce_a_cpp_program() {
+    require_tool("g++");
+    assert!(
+        lopper_reduce::passes::external::find_clang_delta().is_some(),
+        "clang_delta is not installed, and this test runs it: run `tools/test`, or `apt-get install cvise`"
+    );
+    // A namespace, a class template and an unused base class around a conversion error.
+    let src = "namespace outer {\nstruct Base { int unused_member; };\ntemplate <typename T> struct Holder : Base {\n  T value;\n  T get() const { return value; }\n};\n}\nint use_it(outer::Holder<int> h) { int *p = h.get(); return 0; }\n";
+    let case = Case::new("cd.cpp", src, "LC_ALL=C g++ -std=c++17 -fsyntax-only \"$1\" 2>&1 | grep -q 'invalid conversion from .int. to .int\\*.'");
+    assert!(case.passes(&case.program));
+    // clang_delta alone: no Perses, no built-in pass.
+    let out = case.lopper(&["-q", "--passes", "clang_delta", "--stats", case.path("stats.json").to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    assert_eq!(lopper_parse::Frontend::new(lopper_parse::Language::Cpp).unwrap().syntax_errors(&reduced).unwrap(), 0, "{reduced}");
+    assert!(reduced.len() < src.len(), "{reduced}");
+    let s = stats(&case);
+    let passes = s["passes"].as_object().unwrap();
+    let accepted: Vec<&str> = passes.iter().filter(|(_, v)| v["accepted"].as_u64().unwrap_or(0) > 0).map(|(k, _)| k.as_str()).collect();
+    // The C++ transformations ran (they are not C's): measured, remove-namespace,
+    // merge-base-class, remove-unused-field, replace-function-def-with-decl, rename-class
+    // and others each accepted a variant.
+    assert!(passes.contains_key("clang_delta:class-template-to-class"), "{passes:?}");
+    assert!(accepted.contains(&"clang_delta:remove-namespace") && accepted.contains(&"clang_delta:rename-class"), "{passes:?}");
+    assert!(!reduced.contains("namespace") && !reduced.contains("Base") && !reduced.contains("unused_member"), "{reduced}");
+}
+
+#[test]
 fn a_count_command_makes_the_transformation_run_backwards() {
     let (case, plug_in) = constants_case();
     let log = case.path("instances.log");

@@ -182,7 +182,7 @@ pub const CLANG_DELTA_C: [&str; 19] = [
 /// The `clang_delta` transformations lopper runs as passes on C++ programs, in this order:
 /// the C ones C-Vise runs on C++ too, and its C++ ones (namespaces, templates, classes and
 /// their bases, members), after C-Vise's first / main / last pass groups.
-pub const CLANG_DELTA_CXX: [&str; 46] = [
+pub const CLANG_DELTA_CXX: [&str; 45] = [
     "replace-function-def-with-decl",
     "remove-unused-function",
     "remove-namespace",
@@ -222,7 +222,6 @@ pub const CLANG_DELTA_CXX: [&str; 46] = [
     "simplify-nested-class",
     "remove-unused-outer-class",
     "empty-struct-to-int",
-    "move-function-body",
     "local-to-global",
     "rename-fun",
     "rename-param",
