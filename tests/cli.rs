@@ -460,3 +460,36 @@ fn passes_run_in_the_order_given_and_a_plug_in_after_them() {
     let first = fs::read_to_string(&seen[0]).unwrap();
     assert!(!first.contains("42") && !first.contains("unused_one") && !first.contains("helper"), "{first}");
 }
+
+#[test]
+fn memory_stays_flat_however_much_a_test_prints() {
+    // 100 MB on standard output before the verdict, on every run; the pattern sees the end.
+    let case = Case::new("a.c", SRC, "head -c 100000000 /dev/zero | tr '\\0' x; echo END; grep -q main \"$1\"");
+    let stats = case.path("s.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lopper"))
+        .env("LOPPER_CACHE", case.path("cache"))
+        .args(["-q", "--no-cache", "-j", "1", "--stdout-regex", "x{1000}END", "--stats", stats.to_str().unwrap()])
+        .arg(&case.test)
+        .arg(&case.program)
+        .spawn()
+        .unwrap();
+    // lopper's own peak RSS: VmHWM only grows, so its last reading before the exit is the
+    // peak of the run (but for the last few milliseconds).
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Ok(s) = fs::read_to_string(format!("/proc/{}/status", child.id())) {
+            if let Some(kib) = s.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()) {
+                peak_kib = peak_kib.max(kib);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0));
+    // Reading whole outputs back took over 100 MB; a tail of 1 MiB per stream takes a few.
+    assert!(peak_kib > 0 && peak_kib < 40 * 1024, "peak RSS {peak_kib} KiB");
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    assert!(s["tests"].as_u64().unwrap() >= 2 && s["tokens_after"].as_u64().unwrap() < s["tokens_before"].as_u64().unwrap(), "{s}");
+}

@@ -4,6 +4,7 @@
 //! [`crate::ScriptOracle`] drives any executor and knows nothing of processes; the
 //! [`LocalExecutor`] spawns them, here or through a cluster launcher such as `srun`.
 
+use crate::process::read_tail;
 use crate::{io_at, kill_group, private_tmp, wait_for_exit, Encoding, Ending, OracleError, TestCommand};
 use std::ffi::OsString;
 use std::fs;
@@ -13,6 +14,11 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// How much of a test's standard output and of its standard error is kept (the last MiB
+/// of each): what `--stdout-regex` and `--stderr-regex` see. However much a test prints,
+/// it goes to a file in its run directory and only this much is read back.
+pub const OUTPUT_TAIL: u64 = 1 << 20;
 
 /// A run's number within its executor, from 1.
 pub type RunId = u64;
@@ -151,9 +157,7 @@ impl LocalExecutor {
     fn finish(&self, mut r: Running, ending: Ending) -> Finished {
         kill_group(&mut r.child);
         let elapsed = r.started.elapsed();
-        let read = |name: &str| -> String {
-            fs::read(r.dir.join(name)).map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(1 << 20)..]).into_owned()).unwrap_or_default()
-        };
+        let read = |name: &str| read_tail(&r.dir.join(name), OUTPUT_TAIL);
         let (stdout, stderr) = if r.capture { (read(".lopper-stdout"), read(".lopper-stderr")) } else { Default::default() };
         if !self.keep_temps {
             let _ = fs::remove_dir_all(&r.dir);

@@ -195,10 +195,27 @@ pub(crate) fn failure_message(who: &str, ending: Ending, timeout: Duration, stde
         Ending::TimedOut => format!("did not finish within {} s", timeout.as_secs_f64()),
         Ending::Exited(s) => s.code().map_or("was killed by a signal".to_string(), |c| format!("exited with status {c}")),
     };
-    let err = fs::read_to_string(stderr).unwrap_or_default();
+    let err = read_tail(stderr, 64 * 1024);
     let last: Vec<&str> = err.trim().lines().rev().take(5).collect();
     let last: Vec<&str> = last.into_iter().rev().collect();
     format!("{who} {how}{}", if last.is_empty() { String::new() } else { format!(": {}", last.join(" | ")) })
+}
+
+/// The last `max` bytes of the file at `path` (cut at a character boundary, invalid UTF-8
+/// replaced), reading no more than that however large the file: what a run printed, kept
+/// in its run directory, so lopper's memory does not grow with a test's output. Empty when
+/// the file cannot be read.
+pub(crate) fn read_tail(path: &Path, max: u64) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = fs::File::open(path) else { return String::new() };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::with_capacity(len.min(max) as usize);
+    if f.seek(SeekFrom::Start(len.saturating_sub(max))).is_err() || f.take(max).read_to_end(&mut bytes).is_err() {
+        return String::new();
+    }
+    // A cut through a multi-byte character loses that character only.
+    let start = if len > max { bytes.iter().position(|&b| b & 0xC0 != 0x80).unwrap_or(bytes.len()) } else { 0 };
+    String::from_utf8_lossy(&bytes[start..]).into_owned()
 }
 
 /// Points the command's `TMPDIR` (and `TMP`, `TEMP`) into `run_dir/tmp`, so that what it
