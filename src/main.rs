@@ -360,6 +360,8 @@ pub fn sanity_failure_message(e: SanityError, what: &str, reproduce: &str) -> Fa
             ),
         ),
         SanityError::Oracle(OracleError::Interrupted) => Fail(exit::INTERRUPTED, INTERRUPTED_EARLY.into()),
+        // A file-system error (a full disk, say) is no fault of the test's.
+        SanityError::Oracle(e @ OracleError::Io { .. }) => Fail(exit::ERROR, format!("cannot run the test: {e}")),
         SanityError::Oracle(e) => Fail(exit::BAD_TEST, format!("cannot run the test: {e}")),
     }
 }

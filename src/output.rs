@@ -179,7 +179,12 @@ impl Output {
     pub fn write(&mut self, text: &str) -> Result<(), OutputError> {
         if self.backup_pending {
             let backup = self.backup.as_ref().expect("pending implies a backup");
-            fs::copy(&self.input, backup).map_err(|e| OutputError::Write(backup.clone(), e))?;
+            // Whole or not at all: on a full disk no empty or partial backup is left.
+            let keep = |backup: &Path| -> std::io::Result<()> {
+                let (bytes, mode) = (fs::read(&self.input)?, fs::metadata(&self.input)?.permissions());
+                crate::runtime::write_atomic(backup, &bytes, |tmp| tmp.set_permissions(mode))
+            };
+            keep(backup).map_err(|e| OutputError::Write(backup.clone(), e))?;
             self.backup_pending = false;
         }
         if let Some(log) = &self.log {

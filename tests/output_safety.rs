@@ -149,3 +149,73 @@ fn crlf_input_comes_back_with_crlf_line_endings_only() {
     assert!(reduced.len() < src.len() && reduced.contains("\r\n"), "{reduced:?}");
     assert!(!reduced.replace("\r\n", "").contains('\n'), "a bare LF in {reduced:?}");
 }
+
+/// A tmpfs of `kib` KiB mounted at a fresh directory (root only), unmounted on drop.
+struct TinyDisk(tempfile::TempDir);
+
+impl TinyDisk {
+    fn mount(kib: usize) -> Option<TinyDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(TinyDisk(dir))
+    }
+}
+
+impl Drop for TinyDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn a_full_disk_leaves_no_partial_backup_and_the_input_intact() {
+    // Mounting needs root (CI and this project's machines run as root).
+    let Some(disk) = TinyDisk::mount(64) else {
+        let uid = Command::new("id").arg("-u").output().unwrap().stdout;
+        assert_ne!(String::from_utf8_lossy(&uid).trim(), "0", "root could not mount a tmpfs");
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    };
+    // A 36 KiB program on a 64 KiB disk: it fits, its backup does not.
+    let program: String = (0..3000).map(|i| format!("int v{i:05};\n")).collect::<String>() + "int main(void) { return 0; }\n";
+    let file = disk.0.path().join("big.c");
+    fs::write(&file, &program).unwrap();
+    let case = Case::new("unused.c", "", "grep -q main \"$1\"");
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper"))
+        .env("LOPPER_CACHE", case.path("cache"))
+        .args(["-q", "--no-cache"])
+        .arg(&case.test)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    // An I/O failure: exit 1, naming the file and why.
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write") && err.contains("big.c.orig") && err.contains("No space left"), "{err}");
+    // No empty or partial backup, no temporary file, and the input as it was.
+    let left: Vec<String> = fs::read_dir(disk.0.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, ["big.c"], "{left:?}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), program);
+    // The temporary directory on that full disk: the test cannot be given its candidate,
+    // which is no fault of the test's (exit 1, not 4), and nothing is left there.
+    let elsewhere = case.path("big.c");
+    fs::write(&elsewhere, &program).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper"))
+        .env("LOPPER_CACHE", case.path("cache"))
+        .env("TMPDIR", disk.0.path())
+        .args(["-q", "--no-cache"])
+        .arg(&case.test)
+        .arg(&elsewhere)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("No space left"), "{err}");
+    let left: Vec<String> = fs::read_dir(disk.0.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, ["big.c"], "{left:?}");
+    assert_eq!(fs::read_to_string(&elsewhere).unwrap(), program);
+}
