@@ -44,6 +44,45 @@ pub enum OutputError {
     /// Writing the result or the backup failed.
     #[error("cannot write {0}: {1}")]
     Write(PathBuf, std::io::Error),
+    /// Another lopper reduces the same file in place.
+    #[error("{0} is being reduced in place by another lopper ({1}); wait for it to finish, or give -o OUT")]
+    Busy(PathBuf, String),
+}
+
+/// The lock an in-place reduction holds on its file (`.NAME.lopper-lock` beside it, locked
+/// with `flock`, so a killed run's lock goes with its process): a second run on the same
+/// file is refused while the first is alive. The lock file holds the owner's pid, for the
+/// message, and is removed at the end.
+#[derive(Debug)]
+struct InPlaceLock {
+    path: PathBuf,
+    _file: fs::File,
+}
+
+impl InPlaceLock {
+    fn acquire(input: &Path) -> Result<InPlaceLock, OutputError> {
+        use rustix::fs::{flock, FlockOperation};
+        use std::io::{Read, Seek, Write};
+        let name = input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let path = parent_dir(input).join(format!(".{name}.lopper-lock"));
+        let io = |e: std::io::Error| OutputError::Write(path.clone(), e);
+        let mut file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        if flock(&file, FlockOperation::NonBlockingLockExclusive).is_err() {
+            let mut owner = String::new();
+            let _ = file.read_to_string(&mut owner);
+            let owner = owner.trim().parse::<u32>().map_or("another process".to_string(), |pid| format!("pid {pid}"));
+            return Err(OutputError::Busy(input.to_path_buf(), owner));
+        }
+        file.set_len(0).and_then(|()| file.rewind()).and_then(|()| write!(file, "{}", std::process::id())).map_err(io)?;
+        Ok(InPlaceLock { path, _file: file })
+    }
+}
+
+impl Drop for InPlaceLock {
+    fn drop(&mut self) {
+        // Removed while still locked: a run waiting on it would find a fresh file.
+        let _ = fs::remove_file(&self.path);
+    }
 }
 
 /// Where the best program so far goes, with the backup of the original when in place.
@@ -64,6 +103,8 @@ pub struct Output {
     encoding: lopper_reduce::Encoding,
     /// In place: where the programs written are remembered.
     log: Option<ReductionLog>,
+    /// In place: the lock that keeps a second run off the same file.
+    _lock: Option<InPlaceLock>,
 }
 
 /// The directory a path's file lives in (`.` for a bare name).
@@ -108,6 +149,7 @@ impl Output {
             notice: None,
             log: None,
             encoding: lopper_reduce::Encoding::Utf8,
+            _lock: None,
         };
         if let Some(out) = out {
             if let Ok(o) = fs::metadata(out) {
@@ -131,6 +173,7 @@ impl Output {
             return Ok(plan);
         }
         check_writable_dir(input)?;
+        plan._lock = Some(InPlaceLock::acquire(input)?);
         let orig = PathBuf::from(format!("{}.orig", input.display()));
         // FILE.orig, then FILE.orig.1, .2, ... as earlier runs that met a stale one left them.
         let existing: Vec<PathBuf> =

@@ -219,3 +219,33 @@ fn a_full_disk_leaves_no_partial_backup_and_the_input_intact() {
     assert_eq!(left, ["big.c"], "{left:?}");
     assert_eq!(fs::read_to_string(&elsewhere).unwrap(), program);
 }
+
+#[test]
+fn a_second_in_place_run_on_the_same_file_is_refused_while_the_first_runs() {
+    // The first run's test takes a while on every candidate.
+    let case = Case::new("a.c", "int unused_one;\nint main(void) { return 0; }\n", "sleep 0.5; grep -q main \"$1\"");
+    let first = Command::new(env!("CARGO_BIN_EXE_lopper"))
+        .env("LOPPER_CACHE", case.path("cache"))
+        .args(["-q", "--no-cache", "-j", "1", "--passes", "perses"])
+        .arg(&case.test)
+        .arg(&case.program)
+        .spawn()
+        .unwrap();
+    // Once it holds the lock.
+    let lock = case.path(".a.c.lopper-lock");
+    let t = std::time::Instant::now();
+    while !fs::read_to_string(&lock).is_ok_and(|s| !s.is_empty()) && t.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = case.lopper(&["-q", "--no-cache"]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(8), "{err}");
+    assert!(err.contains("being reduced in place by another lopper") && err.contains(&format!("pid {}", first.id())), "{err}");
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program) && !reduced.contains("unused_one"), "{reduced}");
+    // The lock went with the run; a later run on the file goes ahead.
+    assert!(!lock.exists());
+    assert_exit(&case.lopper(&["-q", "--no-cache", "--passes", "perses"]), 0);
+}
