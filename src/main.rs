@@ -34,10 +34,19 @@ mod exit {
     pub const INTERRUPTED: u8 = 130;
 }
 
+/// `lopper --version`: the version, the commit it was built from and the built-in
+/// languages' grammar packages, as a bug report about a reducer needs.
+fn long_version() -> &'static str {
+    let grammars: Vec<&str> = lopper_parse::Language::ALL.iter().map(|l| l.grammar_package()).collect();
+    let text = format!("{} (commit {})\nbuilt-in grammars: {}", env!("CARGO_PKG_VERSION"), env!("LOPPER_COMMIT"), grammars.join(", "));
+    Box::leak(text.into_boxed_str())
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "lopper",
     version,
+    long_version = long_version(),
     about = "Reduce a program to a small one that still passes an interestingness test (Perses-style, syntax-guided).",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,

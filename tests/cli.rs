@@ -493,3 +493,17 @@ fn memory_stays_flat_however_much_a_test_prints() {
     let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
     assert!(s["tests"].as_u64().unwrap() >= 2 && s["tokens_after"].as_u64().unwrap() < s["tokens_before"].as_u64().unwrap(), "{s}");
 }
+
+#[test]
+fn version_names_the_commit_and_the_built_in_grammars() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).arg("--version").output().unwrap();
+    assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let commit = text.split("(commit ").nth(1).and_then(|r| r.split([')', ' ']).next()).unwrap_or("");
+    assert!(commit == "unknown" || commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit()), "{text}");
+    for lang in lopper_parse::Language::ALL {
+        let package = lang.grammar_package();
+        assert!(package.starts_with("tree-sitter-") && package.rsplit('-').next().is_some_and(|v| v.contains('.')), "{package}");
+        assert!(text.contains(package), "{text}");
+    }
+}

@@ -77,6 +77,21 @@ impl Language {
         self == Language::Python
     }
 
+    /// The crates.io package the vendored grammar comes from, `NAME-VERSION`
+    /// (`tree-sitter-c-0.24.2`), as its `SOURCE` file records it.
+    pub fn grammar_package(self) -> &'static str {
+        let source = match self {
+            Language::C => include_str!("../../../grammars/c/SOURCE"),
+            Language::Cpp => include_str!("../../../grammars/cpp/SOURCE"),
+            Language::Java => include_str!("../../../grammars/java/SOURCE"),
+            Language::JavaScript => include_str!("../../../grammars/javascript/SOURCE"),
+            Language::Rust => include_str!("../../../grammars/rust/SOURCE"),
+            Language::Python => include_str!("../../../grammars/python/SOURCE"),
+            Language::Go => include_str!("../../../grammars/go/SOURCE"),
+        };
+        source.split_whitespace().find(|w| w.starts_with("tree-sitter-")).unwrap_or("unknown")
+    }
+
     fn grammar_json(self) -> &'static str {
         match self {
             Language::C => include_str!("../../../grammars/c/grammar.json"),
