@@ -216,6 +216,14 @@ enum Command {
         #[command(subcommand)]
         command: GrammarCommand,
     },
+    /// Print a completion script for SHELL, generated from lopper's own options (e.g.
+    /// `source <(lopper completions bash)`).
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print lopper's man page (roff), generated from its options (`lopper man | man -l -`).
+    Man,
 }
 
 #[derive(Subcommand, Debug)]
@@ -259,6 +267,11 @@ fn run(cli: Cli) -> Result<(), Fail> {
         Some(Command::Languages) => languages_cmd(),
         Some(Command::Generate(args)) => generate::generate_cmd(args),
         Some(Command::Grammar { command: GrammarCommand::Show { grammar } }) => grammar_show(&grammar),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "lopper", &mut std::io::stdout());
+            Ok(())
+        }
+        Some(Command::Man) => man_page(),
         None => reduce_cmd(cli.reduce),
     }
 }
@@ -373,6 +386,20 @@ pub fn sanity_failure_message(e: SanityError, what: &str, reproduce: &str) -> Fa
         SanityError::Oracle(e @ OracleError::Io { .. }) => Fail(exit::ERROR, format!("cannot run the test: {e}")),
         SanityError::Oracle(e) => Fail(exit::BAD_TEST, format!("cannot run the test: {e}")),
     }
+}
+
+/// `lopper man`: the man page of lopper and of each subcommand, one after another, from
+/// the clap definitions (the text is the `--help` text).
+fn man_page() -> Result<(), Fail> {
+    let cmd = <Cli as clap::CommandFactory>::command();
+    let mut out = Vec::new();
+    let write = |c: clap::Command, out: &mut Vec<u8>| clap_mangen::Man::new(c).render(out);
+    write(cmd.clone(), &mut out).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        let name: &'static str = Box::leak(format!("lopper-{}", sub.get_name()).into_boxed_str());
+        write(sub.clone().name(name), &mut out).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
+    }
+    std::io::Write::write_all(&mut std::io::stdout(), &out).map_err(|e| Fail(exit::ERROR, e.to_string()))
 }
 
 /// `--list-passes`: every registry entry in the default order, by group, with its

@@ -507,3 +507,58 @@ fn version_names_the_commit_and_the_built_in_grammars() {
         assert!(text.contains(package), "{text}");
     }
 }
+
+/// Every `--long` option the help of `args` (`lopper [SUBCOMMAND] --help`) lists.
+fn long_options(args: &[&str]) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    // Option lines start with `-x, --long` or `--long`; descriptions may name other commands' options.
+    let mut found: Vec<String> = help
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('-'))
+        .filter_map(|l| l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).find(|w| w.starts_with("--") && w.len() > 2))
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found.dedup();
+    assert!(found.len() > 3, "{help}");
+    found
+}
+
+#[test]
+fn completions_and_the_man_page_name_every_option() {
+    let lopper = env!("CARGO_BIN_EXE_lopper");
+    let options: Vec<String> = [long_options(&[]), long_options(&["generate"])].concat();
+    // The bash script loads and registers lopper.
+    let script = format!("source <({lopper} completions bash) && complete -p lopper");
+    let out = Command::new("bash").arg("-c").arg(&script).output().unwrap();
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("_lopper"), "{}", String::from_utf8_lossy(&out.stderr));
+    let bash = String::from_utf8_lossy(&Command::new(lopper).args(["completions", "bash"]).output().unwrap().stdout).into_owned();
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = Command::new(lopper).args(["completions", shell]).output().unwrap();
+        assert!(out.status.success() && out.stdout.len() > 1000, "{shell}");
+    }
+    // The man page parses with groff without warnings, and names every option.
+    let man = Command::new(lopper).arg("man").output().unwrap();
+    assert_exit(&man, 0);
+    let roff = String::from_utf8_lossy(&man.stdout).into_owned();
+    if Command::new("sh").arg("-c").arg("command -v groff").output().is_ok_and(|o| o.status.success()) {
+        let mut groff = Command::new("groff")
+            .args(["-man", "-Tutf8", "-ww"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(groff.stdin.as_mut().unwrap(), roff.as_bytes()).unwrap();
+        let out = groff.wait_with_output().unwrap();
+        assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // roff escapes `-` as `\-`.
+    let plain = roff.replace("\\-", "-");
+    for o in &options {
+        assert!(bash.contains(o.as_str()), "bash completion lacks {o}");
+        assert!(plain.contains(o.as_str()), "man page lacks {o}");
+    }
+}
