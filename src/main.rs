@@ -244,6 +244,19 @@ fn main() -> ExitCode {
     // Diagnostics (every test run, every accepted candidate) with -v; warnings always.
     let level = if cli.reduce.verbose { tracing::Level::DEBUG } else { tracing::Level::WARN };
     tracing_subscriber::fmt().with_max_level(level).with_writer(std::io::stderr).with_target(false).without_time().init();
+    // Commands that run processes keep their temporary files in one directory of their own.
+    let _home = match &cli.command {
+        None | Some(Command::Generate(_)) => {
+            let quiet = cli.reduce.quiet || matches!(&cli.command, Some(Command::Generate(g)) if g.quiet);
+            runtime::TempHome::enter(quiet).map(|mut h| {
+                if cli.reduce.keep_temps {
+                    h.keep();
+                }
+                h
+            })
+        }
+        _ => None,
+    };
     // Deep parse trees (long expression chains) recurse; give the work a large stack.
     let worker = std::thread::Builder::new().stack_size(1 << 30).spawn(move || run(cli));
     match worker.map(|h| h.join()) {

@@ -5,6 +5,7 @@
 
 use lopper_reduce::oracle::cache::{PersistentCache, TestIdentity};
 use lopper_reduce::Oracle;
+use rustix::fs::{flock, FlockOperation};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -95,4 +96,68 @@ pub fn write_atomic(path: &Path, bytes: &[u8], prepare: impl FnOnce(&std::fs::Fi
 pub fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
     let json = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
     write_atomic(path, (json + "\n").as_bytes(), |_| Ok(()))
+}
+
+/// The one directory a lopper process keeps its temporary files in (`TMPDIR/lopper-run-*`):
+/// test runs, transformation and generator runs all go under it, since `TMPDIR` points at
+/// it for the rest of the process. It holds a `.owner` file locked while the process
+/// lives, so a later run can tell the directories of runs that were killed (`kill -9`)
+/// from those of runs still going, and removes them. Removed when dropped.
+pub struct TempHome {
+    dir: Option<tempfile::TempDir>,
+    _owner: std::fs::File,
+}
+
+/// Prefix of the per-process directories.
+const HOME_PREFIX: &str = "lopper-run-";
+
+impl TempHome {
+    /// Sweeps the directories of killed runs out of the system temp dir (one line on
+    /// stderr unless `quiet`), then makes this process's directory and points `TMPDIR` at
+    /// it. `None` where it cannot be made (the temp dir itself is unusable): lopper then
+    /// works in the temp dir as it is, and its first run there says why it cannot.
+    pub fn enter(quiet: bool) -> Option<TempHome> {
+        let tmp = std::env::temp_dir();
+        let swept = sweep(&tmp);
+        if swept > 0 && !quiet {
+            eprintln!(
+                "lopper: removed {swept} temporary director{} left in {} by lopper runs that were killed",
+                if swept == 1 { "y" } else { "ies" },
+                tmp.display()
+            );
+        }
+        let dir = tempfile::Builder::new().prefix(HOME_PREFIX).tempdir_in(&tmp).ok()?;
+        // Locked before it is named `.owner`: a run sweeping at the same moment never finds
+        // it unlocked.
+        let owner = std::fs::File::create(dir.path().join(".owner.new")).ok()?;
+        flock(&owner, FlockOperation::NonBlockingLockExclusive).ok()?;
+        std::fs::rename(dir.path().join(".owner.new"), dir.path().join(".owner")).ok()?;
+        // Set before any other thread runs: every later temporary file goes here.
+        std::env::set_var("TMPDIR", dir.path());
+        Some(TempHome { dir: Some(dir), _owner: owner })
+    }
+
+    /// Keeps the directory after the process (`--keep-temps`).
+    pub fn keep(&mut self) {
+        if let Some(d) = self.dir.take() {
+            let _ = d.keep();
+        }
+    }
+}
+
+/// Removes the per-process directories in `tmp` whose owner is gone (their `.owner` can be
+/// locked); the number removed.
+fn sweep(tmp: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(tmp) else { return 0 };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with(HOME_PREFIX) {
+            continue;
+        }
+        let Ok(owner) = std::fs::File::open(e.path().join(".owner")) else { continue };
+        if flock(&owner, FlockOperation::NonBlockingLockExclusive).is_ok() && std::fs::remove_dir_all(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }

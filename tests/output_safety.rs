@@ -249,3 +249,29 @@ fn a_second_in_place_run_on_the_same_file_is_refused_while_the_first_runs() {
     assert!(!lock.exists());
     assert_exit(&case.lopper(&["-q", "--no-cache", "--passes", "perses"]), 0);
 }
+
+#[test]
+fn after_kill_9_one_directory_is_left_and_the_next_run_removes_it() {
+    let case = Case::new("a.c", "int unused_one;\nint main(void) { return 0; }\n", "sleep 0.3; grep -q main \"$1\"");
+    let tmp = case.path("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let lopper = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lopper"));
+        c.env("LOPPER_CACHE", case.path("cache")).env("TMPDIR", &tmp).args(args).arg(&case.test).arg(&case.program);
+        c
+    };
+    let mut first = lopper(&["-q", "--no-cache", "-j", "1", "-o", case.path("out.c").to_str().unwrap()]).spawn().unwrap();
+    // Killed while a test runs (the sanity runs take 0.6 s).
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let left: Vec<_> = fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left.len(), 1, "one directory for the killed run: {left:?}");
+    assert!(left[0].starts_with("lopper-run-"), "{left:?}");
+    // The next run removes it, says so, and leaves nothing of its own.
+    let out = lopper(&["--no-cache", "--passes", "perses", "-o", case.path("out.c").to_str().unwrap()]).output().unwrap();
+    assert_exit(&out, 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("removed 1 temporary directory"), "{err}");
+    assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "{:?}", fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().file_name()).collect::<Vec<_>>());
+}
