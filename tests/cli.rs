@@ -562,3 +562,14 @@ fn completions_and_the_man_page_name_every_option() {
         assert!(plain.contains(o.as_str()), "man page lacks {o}");
     }
 }
+
+#[test]
+fn lopper_parse_prints_a_deeply_nested_tree() {
+    // 20,000 nested arrays: the dump's indentation stops growing at 40 levels.
+    let case = Case::new("deep.json", &("[".repeat(20_000) + &"]".repeat(20_000) + "\n"), "exit 0");
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).arg("parse").arg(&case.program).output().unwrap();
+    assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("[depth 19999]") && text.lines().last().unwrap().contains("40000 tokens"), "{}", &text[text.len().saturating_sub(300)..]);
+    assert!(text.lines().all(|l| l.len() < 200));
+}

@@ -353,14 +353,21 @@ impl Tree {
 
     /// An indented dump of the tree, one node a line: `kind symbol [tokens]` and token text.
     pub fn dump(&self, g: &PnfGrammar) -> String {
+        const MAX_INDENT: usize = 40;
         let mut out = String::new();
         let mut stack = vec![(self.root, 0usize)];
         while let Some((n, depth)) = stack.pop() {
             let node = self.node(n);
             let name = node.symbol.map_or("?", |s| g.symbol(s).name.as_str());
+            // Past MAX_INDENT levels the depth is written out instead: a deep tree's dump
+            // stays linear in its size.
+            out.extend(std::iter::repeat_n(' ', depth.min(MAX_INDENT) * 2));
+            if depth > MAX_INDENT {
+                let _ = write!(out, "[depth {depth}] ");
+            }
             let _ = match node.kind {
-                NodeKind::Token => writeln!(out, "{:depth$}{name} {:?}", "", self.token_text(n), depth = depth * 2),
-                k => writeln!(out, "{:depth$}{k:?} {name} [{}]", "", node.tokens, depth = depth * 2),
+                NodeKind::Token => writeln!(out, "{name} {:?}", self.token_text(n)),
+                k => writeln!(out, "{k:?} {name} [{}]", node.tokens),
             };
             for c in node.children.iter().rev() {
                 stack.push((*c, depth + 1));
