@@ -217,12 +217,17 @@ fn keep_temps_keeps_the_run_directories() {
     fs::create_dir(&tmp).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_lopper")).env("TMPDIR", &tmp).arg("--keep-temps").arg(&case.test).arg(&case.program).output().unwrap();
     assert_exit(&out, 0);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("keeping test directories under"));
-    let roots: Vec<_> = fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(roots.len(), 1);
-    let runs = fs::read_dir(&roots[0]).unwrap().count();
+    let err = String::from_utf8_lossy(&out.stderr);
+    // The process's own directory in TMPDIR, kept, and in it the directory of the test runs
+    // that the message names.
+    let named = err.lines().find_map(|l| l.strip_prefix("lopper: keeping test directories under ")).expect("the kept directory is named");
+    let homes: Vec<_> = fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(homes.len(), 1, "{homes:?}");
+    let root = Path::new(named.trim());
+    assert!(root.starts_with(&homes[0]), "{} under {}", root.display(), homes[0].display());
+    let runs = fs::read_dir(root).unwrap().count();
     assert!(runs >= 3, "{runs} run directories kept");
-    assert!(roots[0].join("t1").join("a.c").exists(), "each run keeps its candidate under the input's name");
+    assert!(root.join("t1").join("a.c").exists(), "each run keeps its candidate under the input's name");
 }
 
 #[test]
