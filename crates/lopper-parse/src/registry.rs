@@ -7,7 +7,7 @@
 //! shipped grammar files).
 //! In a grammars directory, `NAME.pest` is a pest grammar file and a folder with
 //! `src/grammar.json` and `src/parser.c` is a tree-sitter grammar, compiled once into
-//! `~/.cache/lopper/tree-sitter` (or `$LOPPER_CACHE`) as tree-sitter's loader crate does.
+//! `~/.cache/lopper/tree-sitter` (or `$LOPPER_CACHE/tree-sitter`) as tree-sitter's loader crate does.
 
 use crate::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_name, Frontend, Language, ParseError};
 use std::path::{Path, PathBuf};
@@ -121,10 +121,12 @@ impl Entry {
     }
 }
 
-/// The cache of compiled tree-sitter grammars: `$LOPPER_CACHE`, else the user cache.
+/// The cache of compiled tree-sitter grammars: `tree-sitter` in lopper's cache directory
+/// (`$LOPPER_CACHE`, else the user cache's `lopper`), beside the CLI's `verdicts` and
+/// `reductions`: one layout whichever way the directory is chosen.
 pub fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("LOPPER_CACHE") {
-        return PathBuf::from(d);
+        return PathBuf::from(d).join("tree-sitter");
     }
     use etcetera::BaseStrategy;
     match etcetera::choose_base_strategy() {
