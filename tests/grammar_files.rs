@@ -186,7 +186,8 @@ fn a_tree_sitter_grammar_folder_is_compiled_at_run_time_and_reduces() {
     assert_eq!(reduced.trim(), r#"{"bug": true}"#);
     // Compiled once into the cache's `tree-sitter/` (beside `verdicts/`); the second run
     // loads the library from there.
-    let libs: Vec<_> = fs::read_dir(cache.join("tree-sitter")).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().ends_with(".so")).collect();
+    let libs: Vec<_> =
+        fs::read_dir(cache.join("tree-sitter")).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().ends_with(".so")).collect();
     assert_eq!(libs.len(), 1, "{libs:?}");
     let out = run(&["--grammar", folder.to_str().unwrap(), "-o", case.path("min2.json").to_str().unwrap()]);
     assert_exit(&out, 0);
