@@ -112,21 +112,19 @@ pub trait Pass: Send {
     }
 }
 
-/// Prepares every pass of `passes` over `cx`, at most `jobs` at once (each on its own
-/// thread): what one pass's [`Pass::prepare`] computes does not depend on another's, so
-/// the result is that of preparing them one after another. For passes whose preparation
-/// waits on a process (`clang_delta --query-instances`, 0.05–0.1 s a run), while the test
-/// slots are idle.
+/// Prepares every pass of `passes` over `cx`, at most `jobs` at once, on a rayon pool of
+/// that many threads: what one pass's [`Pass::prepare`] computes does not depend on
+/// another's, so the result is that of preparing them one after another. For passes whose
+/// preparation waits on a process (`clang_delta --query-instances`, 0.05–0.1 s a run),
+/// while the test slots are idle.
 pub fn prepare_together(passes: &mut [&mut Box<dyn Pass>], cx: Context<'_>, jobs: usize) {
-    let queue = std::sync::Mutex::new(passes.iter_mut());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.max(1) {
-            s.spawn(|| loop {
-                let Some(pass) = queue.lock().unwrap_or_else(|e| e.into_inner()).next() else { break };
-                pass.prepare(cx);
-            });
-        }
-    });
+    use rayon::prelude::*;
+    let prepare = |passes: &mut [&mut Box<dyn Pass>]| passes.par_iter_mut().with_max_len(1).for_each(|p| p.prepare(cx));
+    match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
+        Ok(pool) => pool.install(|| prepare(passes)),
+        // No thread could be started: one after another, here.
+        Err(_) => passes.iter_mut().for_each(|p| p.prepare(cx)),
+    }
 }
 
 /// The size order under which every accepted variant is smaller: token count, then bytes,
