@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 /// See the module docs. `best` and `stats` are the searches' to read; they change only
-/// through [`Judge::judge`] and [`Judge::set_pass`].
+/// through the judge's methods ([`Judge::judge`], [`Judge::set_pass`], [`Judge::new_round`], …).
 pub(crate) struct Judge<'a> {
     oracle: &'a mut dyn Oracle,
     progress: &'a mut dyn Progress,
@@ -95,6 +95,17 @@ impl<'a> Judge<'a> {
         self.stats.tokens_after = tokens;
         self.stats.matched_share = matched;
         self.stats.opaque_nodes = opaque;
+    }
+
+    /// A new round begins (a fixpoint iteration of a search, or of the passes).
+    pub(crate) fn new_round(&mut self) {
+        self.stats.rounds += 1;
+    }
+
+    /// Records the seconds external transformation commands took (time side by side
+    /// counted once): neither tests nor lopper's own work.
+    pub(crate) fn set_transform_seconds(&mut self, seconds: f64) {
+        self.stats.transform_seconds = seconds;
     }
 
     /// From now on, tests and time count for the pass `name` (a new entry of

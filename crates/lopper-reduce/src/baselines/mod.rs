@@ -11,7 +11,7 @@ use lopper_tree::{NodeId, NodeKind, Tree};
 impl Engine<'_> {
     /// ddmin over lines: the program is its lines, candidates keep a subsequence of them.
     pub(crate) fn ddmin_lines(&mut self) -> Result<(), OracleError> {
-        self.j.stats.rounds += 1;
+        self.j.new_round();
         self.j.set_pass(LIST);
         let lines: Vec<String> = self.j.best.split_inclusive('\n').map(str::to_string).collect();
         let frontend = self.frontend;
@@ -28,7 +28,7 @@ impl Engine<'_> {
     /// ddmin over tokens: list deletion over every token of `tree`, at least one kept.
     pub(crate) fn ddmin_tokens(&mut self, tree: Tree) -> Result<(), OracleError> {
         let mut r = Round::new(tree);
-        self.j.stats.rounds += 1;
+        self.j.new_round();
         self.j.set_pass(LIST);
         let tokens: Vec<NodeId> = (0..r.tree.len() as u32).map(NodeId).filter(|&n| r.tree.node(n).kind == NodeKind::Token).collect();
         self.ddmin_delete(&mut r, Deletion::of(tokens, Empty::Never)).map(drop)
@@ -38,7 +38,7 @@ impl Engine<'_> {
     /// root down, ddmin over that level's live nodes; HDD* repeats on the re-parsed result.
     pub(crate) fn hdd(&mut self) -> Result<(), OracleError> {
         loop {
-            self.j.stats.rounds += 1;
+            self.j.new_round();
             self.j.set_pass(LIST);
             let tree = match self.frontend.parse_plain(&self.j.best) {
                 Ok(t) => t,

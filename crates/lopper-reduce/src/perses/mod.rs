@@ -51,7 +51,7 @@ impl Engine<'_> {
     /// `hooks`: another search's part in each round (the unused search).
     pub(crate) fn perses_rounds(&mut self, mut tree: Tree, mut hooks: Option<&mut dyn RoundHooks>) -> Result<Option<Tree>, OracleError> {
         loop {
-            self.j.stats.rounds += 1;
+            self.j.new_round();
             let mut round = Round::new(tree);
             if let Some(h) = reborrow(&mut hooks) {
                 h.round_start(self, &mut round)?;

@@ -141,7 +141,7 @@ fn run(e: &mut Engine<'_>, tree: Tree, pipeline: Pipeline) -> Result<(), OracleE
     let result = fixpoint.run(e, tree, &mut groups, hooks);
     // External commands' run time is neither tests nor lopper's own work.
     let spent = groups.iter().flatten().map(|s| if let Stage::Passes(p) = s { p.process_seconds() } else { 0.0 }).sum::<f64>();
-    e.j.stats.transform_seconds = spent.max(0.0);
+    e.j.set_transform_seconds(spent.max(0.0));
     result
 }
 

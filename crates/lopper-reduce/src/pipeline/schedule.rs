@@ -44,7 +44,7 @@ impl Engine<'_> {
     /// neighbourhood nearly always fails again. Returns whether any pass changed the best;
     /// `tree` is then the new best's (`false` also when the new best no longer parses).
     pub(crate) fn run_passes(&mut self, stage: &mut PassStage, tree: &mut Tree) -> Result<bool, OracleError> {
-        self.j.stats.rounds += 1;
+        self.j.new_round();
         let PassStage { passes: after, disabled, overlap } = stage;
         let mut changed = false;
         // Passes already prepared over the current best, ahead of their turn.
