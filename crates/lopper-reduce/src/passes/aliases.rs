@@ -20,7 +20,16 @@ use std::ops::Range;
 /// The pass; see the module docs.
 #[derive(Default)]
 pub struct Aliases {
-    instances: Vec<String>,
+    instances: Vec<Inlining>,
+}
+
+/// One alias inlined: the declaration's source range (deleted), the aliased type's, and
+/// each later use's (each replaced by the type's text). The variant's text is made only
+/// when its instance is asked for.
+struct Inlining {
+    declaration: Range<usize>,
+    definition: Range<usize>,
+    uses: Vec<Range<usize>>,
 }
 
 /// This pass in the registry.
@@ -64,17 +73,20 @@ impl Pass for Aliases {
             let node = t.node(n);
             if let Some(name) = node.symbol.map(|s| g.symbol(s).name.as_str()) {
                 if WITH_EQUALS.contains(&name) || name == TYPEDEF {
-                    aliases.push(n);
+                    aliases.push((n, name == TYPEDEF));
                     return false;
                 }
             }
             node.kind != NodeKind::Token
         });
+        if aliases.is_empty() {
+            return;
+        }
         let identifier = |id: NodeId| t.node(id).symbol.is_some_and(|s| g.is_identifier(s));
-        for a in aliases {
-            let symbol = symbol_name(t, g, a);
-            let Some((name, definition)) = (if symbol == TYPEDEF { typedef(t, a, &identifier) } else { with_equals(t, a, &identifier) }) else { continue };
-            let Some(d) = list_element(t, a) else { continue };
+        let (_, occurrences) = super::occurrences(cx);
+        for (a, is_typedef) in aliases {
+            let Some((name, definition)) = (if is_typedef { typedef(t, a, &identifier) } else { with_equals(t, a, &identifier) }) else { continue };
+            let Some(d) = super::list_element(t, a) else { continue };
             // The declaration is the alias, or Go's `type` and the alias: a template alias
             // (`template <…> using X = …`) is left alone.
             let (outer, own) = (t.subtree_token_ids(d), t.subtree_token_ids(a));
@@ -83,46 +95,34 @@ impl Pass for Aliases {
             if !(before == 0 || before == 1 && t.token_text(outer[0]) == "type") || !(after == 0 || after == 1 && t.token_text(outer[outer.len() - 1]) == ";") {
                 continue;
             }
-            let text = t.token_text(name);
             // Uses: the name's later occurrences outside the declaration, which must hold
             // the name's first occurrence.
-            let first = t.token_ids().iter().position(|&id| identifier(id) && t.token_text(id) == text);
-            if first != t.token_position(name) {
+            let all = &occurrences[t.token_text(name)];
+            if all[0] != name {
                 continue;
             }
-            let inside = span(t, t.subtree_token_ids(d)[0]).start..span(t, *t.subtree_token_ids(d).last().expect("a declaration has tokens")).end;
-            let uses: Vec<Range<usize>> = t
-                .token_ids()
-                .iter()
-                .filter(|&&id| identifier(id) && t.token_text(id) == text)
-                .map(|&id| span(t, id))
-                .filter(|r| r.start >= inside.end)
-                .collect();
-            if uses.is_empty() {
-                continue;
+            let declaration = span(t, outer[0]).start..span(t, outer[outer.len() - 1]).end;
+            let uses: Vec<Range<usize>> = all.iter().map(|&id| span(t, id)).filter(|r| r.start >= declaration.end).collect();
+            if !uses.is_empty() {
+                self.instances.push(Inlining { declaration, definition, uses });
             }
-            let src = t.source();
-            let mut out = String::with_capacity(src.len());
-            out.push_str(&src[..inside.start]);
-            let mut at = inside.end;
-            for u in uses {
-                out.push_str(&src[at..u.start]);
-                out.push_str(&src[definition.clone()]);
-                at = u.end;
-            }
-            out.push_str(&src[at..]);
-            self.instances.push(out);
         }
     }
 
-    fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
-        self.instances.get(k).map_or(Instance::Exhausted, |text| Instance::Text(text.clone()))
+    fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
+        let Some(i) = self.instances.get(k) else { return Instance::Exhausted };
+        let src = cx.tree.source();
+        let mut out = String::with_capacity(src.len());
+        out.push_str(&src[..i.declaration.start]);
+        let mut at = i.declaration.end;
+        for u in &i.uses {
+            out.push_str(&src[at..u.start]);
+            out.push_str(&src[i.definition.clone()]);
+            at = u.end;
+        }
+        out.push_str(&src[at..]);
+        Instance::Text(out)
     }
-}
-
-/// The name of node `a`'s grammar symbol.
-fn symbol_name<'g>(t: &Tree, g: &'g lopper_grammar::PnfGrammar, a: NodeId) -> &'g str {
-    t.node(a).symbol.map_or("", |s| g.symbol(s).name.as_str())
 }
 
 /// `… NAME = TYPE [;]`: the name (the one token before `=`, an identifier) and the source
@@ -157,16 +157,4 @@ fn typedef(t: &Tree, a: NodeId, identifier: &dyn Fn(NodeId) -> bool) -> Option<(
         }
     }
     Some((tokens[n - 2], span(t, def[0]).start..span(t, def[def.len() - 1]).end))
-}
-
-/// The innermost list element (a child of a star, plus or optional node) that holds `a`.
-fn list_element(t: &Tree, a: NodeId) -> Option<NodeId> {
-    let mut n = a;
-    loop {
-        let parent = t.node(n).parent?;
-        if matches!(t.node(parent).kind, NodeKind::Star | NodeKind::Plus | NodeKind::Optional) {
-            return Some(n);
-        }
-        n = parent;
-    }
 }

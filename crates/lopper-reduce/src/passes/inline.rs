@@ -12,8 +12,8 @@
 
 use super::{Context, Group, Instance, Kind, Pass, PassInfo};
 use lopper_grammar::{PnfRule, Terminal};
-use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
-use std::collections::{HashMap, HashSet};
+use lopper_tree::{Edit, EditSet, NodeId};
+use std::collections::HashSet;
 
 /// The largest definition, in tokens, that is inlined: a typedef or a variable with a
 /// simple initializer, not a function.
@@ -45,7 +45,6 @@ impl Pass for Inline {
     fn prepare(&mut self, cx: Context<'_>) {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);
-        let identifier = |id: NodeId| t.node(id).symbol.is_some_and(|s| g.is_identifier(s));
         // A word: an identifier, a literal (not a string of the grammar), or an alphanumeric
         // keyword such as `int`; punctuation would not stand for a name.
         let word = |id: NodeId| {
@@ -53,19 +52,10 @@ impl Pass for Inline {
             let keyword = t.node(id).symbol.is_some_and(|s| matches!(g.symbol(s).rule, PnfRule::Terminal(Terminal::Str(_))));
             !text.is_empty() && (!keyword || text.chars().all(|c| c.is_alphanumeric() || c == '_'))
         };
-        // Each name's occurrences, names in order of first occurrence: one pass over the tokens.
-        let mut order: Vec<&str> = Vec::new();
-        let mut occurrences: HashMap<&str, Vec<NodeId>> = HashMap::new();
-        for &id in t.token_ids().iter().filter(|&&id| identifier(id)) {
-            let ids = occurrences.entry(t.token_text(id)).or_default();
-            if ids.is_empty() {
-                order.push(t.token_text(id));
-            }
-            ids.push(id);
-        }
+        let (order, occurrences) = super::occurrences(cx);
         for name in order {
             let x = occurrences[name][0];
-            let Some(d) = list_element(cx, x) else { continue };
+            let Some(d) = super::list_element(t, x).filter(|&d| t.node(d).tokens <= MAX_DEFINITION) else { continue };
             // A definition names its identifier after a keyword or type (`typedef T x;`,
             // `var x = …`, `int x = …`); one that starts with it is a use or a parameter's
             // default (`x = c`), whose value is no stand-in for it.
@@ -93,19 +83,5 @@ impl Pass for Inline {
 
     fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
         self.instances.get(k).map_or(Instance::Exhausted, |e| Instance::Variant(e.clone()))
-    }
-}
-
-/// The innermost list element (a child of a star, plus or optional node) that holds token
-/// `x`, if it has at most [`MAX_DEFINITION`] tokens.
-fn list_element(cx: Context<'_>, x: NodeId) -> Option<NodeId> {
-    let t = cx.tree;
-    let mut n = x;
-    loop {
-        let parent = t.node(n).parent?;
-        if matches!(t.node(parent).kind, NodeKind::Star | NodeKind::Plus | NodeKind::Optional) {
-            return (t.node(n).tokens <= MAX_DEFINITION).then_some(n);
-        }
-        n = parent;
     }
 }

@@ -195,6 +195,36 @@ pub enum Kind {
 #[cfg(test)]
 mod tests;
 
+/// Each identifier's occurrences (tokens of the grammar's identifier symbols, as
+/// [`identifiers`] renames them) in source order, and the names in order of their first
+/// occurrence: one pass over the tokens.
+pub(crate) fn occurrences(cx: Context<'_>) -> (Vec<&str>, std::collections::HashMap<&str, Vec<NodeId>>) {
+    let (t, g) = (cx.tree, cx.grammar);
+    let mut order: Vec<&str> = Vec::new();
+    let mut occurrences: std::collections::HashMap<&str, Vec<NodeId>> = std::collections::HashMap::new();
+    for &id in t.token_ids().iter().filter(|&&id| t.node(id).symbol.is_some_and(|s| g.is_identifier(s))) {
+        let ids = occurrences.entry(t.token_text(id)).or_default();
+        if ids.is_empty() {
+            order.push(t.token_text(id));
+        }
+        ids.push(id);
+    }
+    (order, occurrences)
+}
+
+/// The innermost list element (a child of a star, plus or optional node) that holds node
+/// `n` (or is it).
+pub(crate) fn list_element(tree: &Tree, n: NodeId) -> Option<NodeId> {
+    let mut n = n;
+    loop {
+        let parent = tree.node(n).parent?;
+        if matches!(tree.node(parent).kind, lopper_tree::NodeKind::Star | lopper_tree::NodeKind::Plus | lopper_tree::NodeKind::Optional) {
+            return Some(n);
+        }
+        n = parent;
+    }
+}
+
 /// Where token `id` is in the tree's source, in bytes (`0..0` for a node without text).
 pub(crate) fn span(tree: &Tree, id: NodeId) -> std::ops::Range<usize> {
     tree.node(id).text.as_ref().map_or(0..0, |r| r.start as usize..r.end as usize)
