@@ -267,7 +267,7 @@ pub struct ReductionLog {
 impl ReductionLog {
     /// `$LOPPER_CACHE/reductions`, else the user cache's `lopper/reductions`.
     pub fn default_dir() -> PathBuf {
-        crate::runtime::cache_home().join("reductions")
+        lopper_parse::cache_home().join("reductions")
     }
 
     /// The log of the original with these bytes, in `dir`.

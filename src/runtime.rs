@@ -41,20 +41,10 @@ pub fn window(jobs: usize) -> usize {
     }
 }
 
-/// lopper's cache directory: `$LOPPER_CACHE`, else the user's cache dir's `lopper`
-/// (`$XDG_CACHE_HOME/lopper`, `~/.cache/lopper`).
-pub fn cache_home() -> PathBuf {
-    if let Some(d) = std::env::var_os("LOPPER_CACHE") {
-        return PathBuf::from(d);
-    }
-    use etcetera::BaseStrategy;
-    etcetera::choose_base_strategy().map_or_else(|_| std::env::temp_dir().join("lopper-cache"), |s| s.cache_dir().join("lopper"))
-}
-
-/// The persistent verdict cache's directory: `--cache-dir`, else [`cache_home`]`/verdicts`;
+/// The persistent verdict cache's directory: `--cache-dir`, else `lopper_parse::cache_home()/verdicts`;
 /// `None` with `--no-cache`.
 pub fn verdict_dir(no_cache: bool, given: Option<&Path>) -> Option<PathBuf> {
-    (!no_cache).then(|| given.map_or_else(|| cache_home().join("verdicts"), Path::to_path_buf))
+    (!no_cache).then(|| given.map_or_else(|| lopper_parse::cache_home().join("verdicts"), Path::to_path_buf))
 }
 
 /// Runs `reduce` with `oracle` behind the persistent verdict cache in `dir` (under the

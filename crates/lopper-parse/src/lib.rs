@@ -19,7 +19,7 @@ pub use language::Language;
 use lopper_grammar::{load_pest, load_tree_sitter_json, normalize, perses_normalize, GrammarError, PnfGrammar};
 use lopper_tree::Tree;
 use pest_front::PestBackend;
-pub use registry::{cache_dir, Entry, LoadError, Registry, RegistryError};
+pub use registry::{cache_dir, cache_home, Entry, LoadError, Registry, RegistryError};
 use std::sync::Arc;
 
 /// Why a program could not be parsed.

@@ -121,18 +121,20 @@ impl Entry {
     }
 }
 
-/// The cache of compiled tree-sitter grammars: `tree-sitter` in lopper's cache directory
-/// (`$LOPPER_CACHE`, else the user cache's `lopper`), beside the CLI's `verdicts` and
-/// `reductions`: one layout whichever way the directory is chosen.
-pub fn cache_dir() -> PathBuf {
+/// lopper's cache directory: `$LOPPER_CACHE`, else the user's cache dir's `lopper`
+/// (`$XDG_CACHE_HOME/lopper`, `~/.cache/lopper`). It holds `tree-sitter/` (compiled
+/// grammars, [`cache_dir`]) and the CLI's `verdicts/` and `reductions/`.
+pub fn cache_home() -> PathBuf {
     if let Some(d) = std::env::var_os("LOPPER_CACHE") {
-        return PathBuf::from(d).join("tree-sitter");
+        return PathBuf::from(d);
     }
     use etcetera::BaseStrategy;
-    match etcetera::choose_base_strategy() {
-        Ok(s) => s.cache_dir().join("lopper").join("tree-sitter"),
-        Err(_) => std::env::temp_dir().join("lopper-tree-sitter"),
-    }
+    etcetera::choose_base_strategy().map_or_else(|_| std::env::temp_dir().join("lopper-cache"), |s| s.cache_dir().join("lopper"))
+}
+
+/// The cache of compiled tree-sitter grammars: `tree-sitter` in [`cache_home`].
+pub fn cache_dir() -> PathBuf {
+    cache_home().join("tree-sitter")
 }
 
 /// The user's grammars directory (`~/.config/lopper/grammars` on Linux).
