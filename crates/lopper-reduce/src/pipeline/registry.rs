@@ -28,11 +28,6 @@ pub fn find(name: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().copied().find(|p| p.name == name)
 }
 
-/// The default `--passes` list: every registry entry, in order, comma-separated.
-pub fn default_list() -> String {
-    REGISTRY.iter().map(|p| p.name).collect::<Vec<_>>().join(",")
-}
-
 /// A `--passes` name the registry does not know.
 #[derive(Debug, thiserror::Error)]
 #[error("unknown pass `{name}` (known: {}; see --list-passes)", REGISTRY.iter().map(|p| p.name).collect::<Vec<_>>().join(", "))]
