@@ -181,12 +181,14 @@ pub(crate) struct Deletion<'d> {
     pub(crate) done: Option<&'d Continuation<'d>>,
     /// Another search's follow-up of each interesting deletion.
     pub(crate) follow: Option<&'d mut dyn FollowUp>,
+    /// The list minimizer, where not the search options' own.
+    pub(crate) minimizer: Option<&'d dyn ListMinimizer>,
 }
 
 impl<'d> Deletion<'d> {
     /// A deletion of `items` with no head, no continuation and no follow-ups.
     pub(crate) fn of(items: Vec<NodeId>, empty: Empty) -> Deletion<'d> {
-        Deletion { items, head: None, empty, done: None, follow: None }
+        Deletion { items, head: None, empty, done: None, follow: None, minimizer: None }
     }
 }
 
@@ -228,7 +230,7 @@ impl Engine<'_> {
     /// # Errors
     /// The judge's.
     pub(crate) fn ddmin_delete(&mut self, r: &mut Round, d: Deletion<'_>) -> Result<Vec<NodeId>, OracleError> {
-        let Deletion { mut items, head, empty, done, mut follow } = d;
+        let Deletion { mut items, head, empty, done, mut follow, minimizer } = d;
         if let Some(h) = head {
             items.insert(0, h);
         }
@@ -236,7 +238,7 @@ impl Engine<'_> {
         let all = items;
         let weights: Vec<usize> = all.iter().map(|&n| r.tree.node(n).tokens as usize).collect();
         let list = ListRequest { weights: &weights, may_empty: empty != Empty::Never, lookahead: self.opts.search.window };
-        let kept = self.opts.search.minimizer.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+        let kept = minimizer.unwrap_or(self.opts.search.minimizer).minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
             let gone = |k: &NodeId| follow.as_deref().is_some_and(|f| f.gone().contains(k));
             let edits = |tree: &Tree, keep: &Vec<usize>| {
                 if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {

@@ -9,6 +9,7 @@
 pub mod baselines;
 pub mod engine;
 pub mod generator;
+pub mod instances;
 pub mod judge;
 pub mod minimize;
 pub mod passes;

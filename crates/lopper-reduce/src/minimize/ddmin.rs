@@ -38,7 +38,21 @@ pub fn ddmin<T: Clone, E>(items: Vec<T>, lookahead: usize, first: &mut FirstPass
 /// The first error `first` returns.
 pub fn minimize<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut super::FirstPassingThen<T, E>) -> Result<Vec<T>, E> {
     let size = items.len().div_ceil(2).max(1);
-    super::windows(State { c: items, size, start: 0, removed: false, empty_due: may_empty }, lookahead, first)
+    super::windows(State { c: items, size, start: 0, removed: false, empty_due: may_empty, floor: 1 }, lookahead, first)
+}
+
+/// [`minimize`] stopped after `levels` chunk sizes (halves, quarters, …, `n / 2^levels`):
+/// the big steps of ddmin without its long tail, at most about `2^(levels + 1)` tests
+/// whatever the number of needed items. The result is not 1-minimal (with `levels` at
+/// least `log2 n` it is [`minimize`]'s).
+///
+/// # Errors
+/// The first error `first` returns.
+pub fn coarse<T: Clone, E>(items: Vec<T>, may_empty: bool, levels: u32, lookahead: usize, first: &mut super::FirstPassingThen<T, E>) -> Result<Vec<T>, E> {
+    let n = items.len();
+    let size = n.div_ceil(2).max(1);
+    let floor = n.div_ceil(1usize.checked_shl(levels).unwrap_or(usize::MAX)).max(1);
+    super::windows(State { c: items, size, start: 0, removed: false, empty_due: may_empty, floor }, lookahead, first)
 }
 
 /// Where ddmin stands: the current list, its level's chunk size, where the next removal
@@ -50,6 +64,8 @@ struct State<T> {
     start: usize,
     removed: bool,
     empty_due: bool,
+    /// The last chunk size (1: to a 1-minimal result).
+    floor: usize,
 }
 
 impl<T: Clone> super::Path for State<T> {
@@ -62,7 +78,7 @@ impl<T: Clone> super::Path for State<T> {
     fn advance(&mut self) -> Option<(Vec<T>, State<T>)> {
         if std::mem::take(&mut self.empty_due) {
             // Nothing is left to try after the empty list.
-            return Some((Vec::new(), State { c: Vec::new(), size: 1, start: 0, removed: true, empty_due: false }));
+            return Some((Vec::new(), State { c: Vec::new(), size: 1, start: 0, removed: true, empty_due: false, floor: self.floor }));
         }
         loop {
             let n = self.c.len();
@@ -75,7 +91,7 @@ impl<T: Clone> super::Path for State<T> {
                 let cand: Vec<T> = self.c[..s].iter().chain(&self.c[end..]).cloned().collect();
                 self.start = end;
                 // No restart: after a removal the same chunk size goes on from where it was.
-                let then = State { c: cand.clone(), size: self.size, start: s, removed: true, empty_due: false };
+                let then = State { c: cand.clone(), size: self.size, start: s, removed: true, empty_due: false, floor: self.floor };
                 return Some((cand, then));
             }
             // The level is over: halve the chunks, or end once size 1 removed nothing.
@@ -83,6 +99,8 @@ impl<T: Clone> super::Path for State<T> {
                 if !self.removed {
                     return None;
                 }
+            } else if self.size <= self.floor {
+                return None;
             } else {
                 self.size = self.size.div_ceil(2).min(n.div_ceil(2)).max(1);
             }
@@ -201,6 +219,34 @@ mod tests {
 mod more_tests {
     use super::*;
     use std::convert::Infallible;
+
+    #[test]
+    fn coarse_stops_after_its_levels_and_costs_a_bounded_number_of_tests() {
+        // Every tenth item needed: plain ddmin needs many tests to reach them all.
+        let pred = |s: &[u32]| (0..1000).step_by(10).all(|x| s.contains(&x));
+        let count = |levels: Option<u32>| {
+            let mut tests = 0;
+            let mut first = |c: &[Vec<u32>], _: &dyn Fn(usize) -> Vec<Vec<u32>>| -> Result<Option<usize>, Infallible> {
+                tests += 1;
+                Ok(pred(&c[0]).then_some(0))
+            };
+            let out = match levels {
+                Some(l) => coarse((0..1000u32).collect(), true, l, 1, &mut first),
+                None => minimize((0..1000u32).collect(), true, 1, &mut first),
+            }
+            .unwrap();
+            assert!(pred(&out));
+            (out.len(), tests)
+        };
+        let (full_len, full_tests) = count(None);
+        let (coarse_len, coarse_tests) = count(Some(4));
+        assert_eq!(full_len, 100);
+        assert!(coarse_len > full_len, "4 levels stop at chunks of 63 items");
+        assert!(coarse_tests <= 1 + 2 + 4 + 8 + 16, "{coarse_tests} tests");
+        assert!(full_tests > 10 * coarse_tests, "{full_tests} against {coarse_tests}");
+        // With levels enough to reach single items, it is ddmin.
+        assert_eq!(count(Some(10)), (full_len, full_tests));
+    }
 
     #[test]
     fn a_thousand_items_with_three_needed_take_few_tests() {

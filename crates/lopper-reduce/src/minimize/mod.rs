@@ -5,6 +5,7 @@
 //! A minimizer sees a list only as positions `0..n` with weights (the elements' token
 //! counts) and a test that judges candidate sublists in order; it never sees the tree.
 
+pub(crate) mod bisect;
 pub mod ddmin;
 pub mod probdd;
 
@@ -105,6 +106,25 @@ impl ListMinimizer for Ddmin {
 
     fn minimize(&self, list: ListRequest<'_>, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
         ddmin::minimize((0..list.weights.len()).collect(), list.may_empty, list.lookahead, first)
+    }
+}
+
+/// [`ddmin::coarse`]: ddmin's first `levels` chunk sizes only, for searches that take the
+/// big steps and leave the rest to Perses (C-Vise's binary-search passes stop the same way
+/// at their smallest chunk).
+#[derive(Clone, Copy, Debug)]
+pub struct CoarseDdmin {
+    /// Chunk sizes tried: halves, quarters, … down to `n / 2^levels`.
+    pub levels: u32,
+}
+
+impl ListMinimizer for CoarseDdmin {
+    fn name(&self) -> &'static str {
+        "ddmin's first levels (Zeller & Hildebrandt, TSE 2002; complement-only)"
+    }
+
+    fn minimize(&self, list: ListRequest<'_>, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
+        ddmin::coarse((0..list.weights.len()).collect(), list.may_empty, self.levels, list.lookahead, first)
     }
 }
 

@@ -183,6 +183,8 @@ pub enum Kind {
     Perses,
     /// The unused-declarations search: part of each Perses round.
     Unused,
+    /// The search over every place of one kind of list at once (`instances`).
+    Instances,
     /// A built-in transformation in Regehr's contract: a new instance.
     Transformation(fn() -> Box<dyn Pass>),
     /// External transformation commands (clang_delta's), which the caller builds: they run

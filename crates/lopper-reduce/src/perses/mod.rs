@@ -1,13 +1,18 @@
 //! The Perses reducer (Sun et al., ICSE 2018, Algorithm 2) over lopper's PNF trees.
 //!
 //! A max-heap of nodes keyed by token count (largest first; ties: smaller node id first)
-//! starts with the root. Popping a node applies the transformation its PNF kind allows:
+//! starts with the root. A replacement that saves a node only a few of its tokens (a
+//! wrapper such as `namespace std { … }` around a list) waits in the heap, keyed by what it
+//! saves, until the deletions inside that are worth more are done (no priority inversion:
+//! PARDiS, Gharachorlu & Sumner, FASE'19). Popping a node applies the transformation its PNF kind allows:
 //! Kleene star and optional nodes get the empty list tried, then ddmin over their children;
 //! Kleene plus nodes get ddmin keeping at least one child; regular (and opaque) nodes get
 //! replaced by the smallest interesting compatible descendant found by a bounded BFS
 //! (`reduceRegular`, Perses §4.3). The node's children (or its replacement) then join the
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing. Another search takes part in each round only through [`RoundHooks`].
+
+mod bulk;
 
 use crate::engine::{Deletion, Empty, Engine, FollowUp, Round, LIST, REPLACE};
 use crate::oracle::OracleError;
@@ -25,6 +30,45 @@ pub const INFO: PassInfo = PassInfo {
     grows: false,
     kind: Kind::Perses,
 };
+
+/// The candidates of a window of `len` past its winner `i` (not judged in a sequential run).
+fn window_len_after(len: usize, i: usize) -> usize {
+    len - i - 1
+}
+
+/// Chains shorter than this are replaced one level at a time, as Perses does (bisection
+/// judges the same levels there, in another order).
+const CHAIN_MIN: usize = 3;
+
+/// What the round does with a node it takes from its heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Task {
+    /// Reduce it by its kind.
+    Reduce,
+    /// Reduce it, its replacements waiting in the heap keyed by what the first of them
+    /// saves (its children go first): what [`Engine::plan`] makes of `Reduce` then.
+    Postpone(u32),
+    /// Try its replacements, waited for (see `Postpone`).
+    Replace,
+}
+
+/// The round's order: the largest first (tokens, or tokens saved for a waiting
+/// replacement), ties: the smaller node id.
+type Heap = BinaryHeap<(u32, Reverse<NodeId>, Task)>;
+
+/// Candidates all known before any is judged, the pass they count for, and the task they
+/// carry out.
+type Candidates = (Vec<EditSet>, &'static str, Task);
+
+/// How a node of the round's order is reduced.
+enum Plan {
+    /// Candidates all known before any is judged.
+    Simple(Candidates),
+    /// Replacement by the deepest interesting level of a chain of nested compatible nodes.
+    Chain(Vec<NodeId>),
+    /// ddmin over a list's elements.
+    List,
+}
 
 /// What another search adds to Perses' rounds (the unused-declarations search): work at the
 /// start of each round, and a follow-up of each interesting deletion of a list's ddmin.
@@ -74,34 +118,58 @@ impl Engine<'_> {
     /// nodes after them (see [`Self::reduce_simple`]); a list of several elements runs
     /// ddmin.
     fn round(&mut self, r: &mut Round, mut hooks: Option<&mut dyn RoundHooks>) -> Result<(), OracleError> {
-        let mut heap = BinaryHeap::new();
+        let mut heap = Heap::new();
         let root = r.tree.root();
-        heap.push((r.tree.node(root).tokens, Reverse(root)));
-        while let Some((_, Reverse(n))) = heap.pop() {
+        heap.push((r.tree.node(root).tokens, Reverse(root), Task::Reduce));
+        let mut streak = bulk::Streak::new();
+        while let Some((_, Reverse(n), task)) = heap.pop() {
             if !r.live[n.0 as usize] {
                 continue;
             }
-            if let Some(first) = self.simple_candidates(r, n) {
-                self.reduce_simple(r, n, first, &mut heap)?;
-                continue;
+            match self.plan(r, n, task) {
+                Plan::Simple(first) => {
+                    if streak.size > 1 {
+                        if let Some(c) = first.0.first() {
+                            if self.try_bulk(r, (n, first.2), c, &mut heap, &mut streak)? {
+                                continue;
+                            }
+                        }
+                    }
+                    let (judged, won) = self.reduce_simple(r, (n, task), first, &mut heap)?;
+                    streak.observe(judged, won);
+                    continue;
+                }
+                Plan::Chain(chain) => self.reduce_chain(r, n, &chain)?,
+                Plan::List => {
+                    self.j.set_pass(LIST);
+                    self.reduce_list(r, n, r.tree.node(n).kind != NodeKind::Plus, reborrow(&mut hooks))?;
+                }
             }
-            self.j.set_pass(LIST);
-            self.reduce_list(r, n, r.tree.node(n).kind != NodeKind::Plus, reborrow(&mut hooks))?;
-            Self::push_after(r, n, &mut heap);
+            Self::push_after(r, (n, task), &mut heap);
         }
         Ok(())
     }
 
-    /// What follows node `n` in the round's order, under the round's state: its replacement
-    /// if it was replaced, else its live children; nothing if it was deleted.
-    fn push_after(r: &Round, n: NodeId, heap: &mut BinaryHeap<(u32, Reverse<NodeId>)>) {
+    /// What follows task `t` of node `n` in the round's order, under the round's state: its
+    /// replacement if it was replaced, else its live children, and its postponed replacement
+    /// (see [`Plan::Simple`]); nothing if it was deleted. A postponed replacement is
+    /// followed by nothing: the node's children were queued when it was postponed.
+    fn push_after(r: &Round, (n, t): (NodeId, Task), heap: &mut Heap) {
+        let postponed = match t {
+            Task::Replace => return,
+            Task::Reduce => None,
+            Task::Postpone(saves) => Some(saves),
+        };
         match r.tree.effective(&r.state, n) {
-            Some(d) if d != n => heap.push((r.tree.node(d).tokens, Reverse(d))),
+            Some(d) if d != n => heap.push((r.tree.node(d).tokens, Reverse(d), Task::Reduce)),
             Some(_) => {
+                if let Some(saves) = postponed {
+                    heap.push((saves, Reverse(n), Task::Replace));
+                }
                 for &c in &r.tree.node(n).children {
                     if let Some(e) = r.tree.effective(&r.state, c) {
                         if r.tree.node(e).tokens > 0 {
-                            heap.push((r.tree.node(e).tokens, Reverse(e)));
+                            heap.push((r.tree.node(e).tokens, Reverse(e), Task::Reduce));
                         }
                     }
                 }
@@ -110,24 +178,81 @@ impl Engine<'_> {
         }
     }
 
-    /// The candidates of node `n`, with the pass they count for, when they are all known
-    /// before any is judged: a token's none, a regular node's replacements by compatible
-    /// descendants (`reduceRegular`), a one-element star's or optional's removal. `None` for
-    /// a list that runs ddmin.
-    fn simple_candidates(&self, r: &Round, n: NodeId) -> Option<(Vec<EditSet>, &'static str)> {
-        let kind = r.tree.node(n).kind;
-        match kind {
-            NodeKind::Token => Some((Vec::new(), REPLACE)),
-            NodeKind::Regular | NodeKind::Opaque => Some((self.replacements(r, n).into_iter().map(|d| r.state.with(n, Edit::Replace(d))).collect(), REPLACE)),
-            NodeKind::Star | NodeKind::Optional | NodeKind::Plus => {
-                let children: Vec<NodeId> = r.tree.node(n).children.iter().copied().filter(|c| r.live[c.0 as usize]).collect();
-                let may_empty = kind != NodeKind::Plus;
-                match children.len() {
-                    0 => Some((Vec::new(), LIST)),
-                    1 if !may_empty => Some((Vec::new(), LIST)),
-                    1 if self.separated_list_head(r, n, &children).is_none() => Some((vec![r.state.with(n, Edit::Delete)], LIST)),
-                    _ => None,
+    /// How node `n` is reduced ([`Plan`]): a token has no candidates; a regular node's
+    /// are its replacements by compatible descendants (`reduceRegular`), or a bisection
+    /// when they form a chain of at least [`CHAIN_MIN`] levels; a one-element star's or
+    /// optional's is its removal; a longer list runs ddmin.
+    ///
+    /// A regular node's replacements wait (the plan is [`Task::Postpone`], with no
+    /// candidates now) when the most the first of them saves is less than the size of one
+    /// of the node's children: those children go first.
+    fn plan(&self, r: &Round, n: NodeId, task: Task) -> Plan {
+        let node = r.tree.node(n);
+        match node.kind {
+            NodeKind::Token => Plan::Simple((Vec::new(), REPLACE, Task::Reduce)),
+            NodeKind::Regular | NodeKind::Opaque => {
+                let found = self.replacements(r, n);
+                if task == Task::Reduce {
+                    if let [only] = found[..] {
+                        let chain = self.chain(r, n, only);
+                        if chain.len() >= CHAIN_MIN {
+                            return Plan::Chain(chain);
+                        }
+                    }
+                    if let Some(&smallest) = found.first() {
+                        let saves = node.tokens - r.tree.node(smallest).tokens;
+                        let largest_child = node.children.iter().filter_map(|&c| r.tree.effective(&r.state, c)).map(|c| r.tree.node(c).tokens).max();
+                        if largest_child.is_some_and(|c| saves < c) {
+                            return Plan::Simple((Vec::new(), REPLACE, Task::Postpone(saves)));
+                        }
+                    }
                 }
+                Plan::Simple((found.into_iter().map(|d| r.state.with(n, Edit::Replace(d))).collect(), REPLACE, task))
+            }
+            NodeKind::Star | NodeKind::Optional | NodeKind::Plus => {
+                let children: Vec<NodeId> = node.children.iter().copied().filter(|c| r.live[c.0 as usize]).collect();
+                let may_empty = node.kind != NodeKind::Plus;
+                match children.len() {
+                    0 => Plan::Simple((Vec::new(), LIST, Task::Reduce)),
+                    1 if !may_empty => Plan::Simple((Vec::new(), LIST, Task::Reduce)),
+                    1 if self.separated_list_head(r, n, &children).is_none() => Plan::Simple((vec![r.state.with(n, Edit::Delete)], LIST, Task::Reduce)),
+                    _ => Plan::List,
+                }
+            }
+        }
+    }
+
+    /// Replaces regular node `n` by the deepest level of `chain` found interesting, by
+    /// bisection ([`crate::minimize::bisect`]): `O(log depth)` tests where replacing one
+    /// level at a time costs one test per level.
+    fn reduce_chain(&mut self, r: &mut Round, n: NodeId, chain: &[NodeId]) -> Result<(), OracleError> {
+        self.j.set_pass(REPLACE);
+        // Every candidate replaces `n` in the state before the search (an accepted one
+        // changes only `n`'s edit).
+        let base = r.state.clone();
+        let at = |level: usize| base.with(n, Edit::Replace(chain[level - 1]));
+        let lookahead = self.opts.search.window;
+        crate::minimize::bisect::deepest(chain.len(), lookahead, &mut |levels: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+            let batch = levels.iter().map(|l| at(l[0])).collect();
+            let then = |_: &Tree, i: usize| next(i).iter().map(|l| at(l[0])).collect();
+            self.try_batch(r, batch, &[], Some(&then))
+        })?;
+        Ok(())
+    }
+
+    /// The chain below regular node `n` whose one compatible descendant is `top`: `top`,
+    /// then while the last level has exactly one compatible descendant (for `n`'s slot), that
+    /// one; top level first.
+    fn chain(&self, r: &Round, n: NodeId, top: NodeId) -> Vec<NodeId> {
+        let node = r.tree.node(n);
+        let Some(expected) = node.slot.or(node.symbol) else { return Vec::new() };
+        let list_element = self.list_element_of_parent(&r.tree, n);
+        let mut chain = vec![top];
+        loop {
+            let last = chain[chain.len() - 1];
+            match self.first_compatible(r, last, expected, list_element)[..] {
+                [one] => chain.push(one),
+                _ => return chain,
             }
         }
     }
@@ -139,22 +264,21 @@ impl Engine<'_> {
     /// order. On an interesting candidate the heap goes back to where its node was taken
     /// and the round goes on from there with the new state. The heap is copied only to
     /// look ahead (never with a lookahead of 1), once per node that has candidates.
-    fn reduce_simple(
-        &mut self,
-        r: &mut Round,
-        n: NodeId,
-        first: (Vec<EditSet>, &'static str),
-        heap: &mut BinaryHeap<(u32, Reverse<NodeId>)>,
-    ) -> Result<(), OracleError> {
-        type Heap = BinaryHeap<(u32, Reverse<NodeId>)>;
+    ///
+    /// Returns how many candidates were judged (in order: a sequential run's count) and
+    /// whether the last of them was interesting.
+    fn reduce_simple(&mut self, r: &mut Round, n: (NodeId, Task), first: Candidates, heap: &mut Heap) -> Result<(usize, bool), OracleError> {
         let lookahead = self.opts.search.window.max(1);
-        // Per node of the group: the node, and the heap right after it was taken (`None`
-        // for `n`: that is `heap` itself, untouched while `ahead` looks further).
-        let mut group: Vec<(NodeId, Option<Heap>)> = vec![(n, None)];
+        let n = (n.0, first.2);
+        // Per node of the group: the node and its task, and the heap right after it was
+        // taken (`None` for `n`: that is `heap` itself, untouched while `ahead` looks
+        // further).
+        let mut group: Vec<((NodeId, Task), Option<Heap>)> = vec![(n, None)];
         let mut stream: VecDeque<(usize, EditSet, &'static str)> = first.0.into_iter().map(|e| (0, e, first.1)).collect();
         // The order past the group, as if every candidate failed: built on first need.
         let mut ahead: Option<Heap> = None;
         let mut grows = true;
+        let mut judged = 0;
         loop {
             while grows && !stream.is_empty() && stream.len() < lookahead {
                 let next = ahead.get_or_insert_with(|| {
@@ -162,38 +286,40 @@ impl Engine<'_> {
                     Self::push_after(r, n, &mut a);
                     a
                 });
-                let Some((size, Reverse(m))) = next.pop() else { break };
+                let Some((size, Reverse(m), task)) = next.pop() else { break };
                 if !r.live[m.0 as usize] {
                     continue;
                 }
-                let Some((cands, pass)) = self.simple_candidates(r, m) else {
-                    next.push((size, Reverse(m)));
+                let Plan::Simple((cands, pass, task)) = self.plan(r, m, task) else {
+                    next.push((size, Reverse(m), task));
                     grows = false;
                     break;
                 };
                 if !cands.is_empty() {
-                    group.push((m, Some(next.clone())));
+                    group.push(((m, task), Some(next.clone())));
                     stream.extend(cands.into_iter().map(|e| (group.len() - 1, e, pass)));
                 }
-                Self::push_after(r, m, next);
+                Self::push_after(r, (m, task), next);
             }
             if stream.is_empty() {
                 match ahead {
                     Some(a) => *heap = a,
                     None => Self::push_after(r, n, heap),
                 }
-                return Ok(());
+                return Ok((judged, false));
             }
             let window: Vec<(usize, EditSet, &'static str)> = stream.drain(..stream.len().min(lookahead)).collect();
             let passes: Vec<&'static str> = window.iter().map(|w| w.2).collect();
             let owners: Vec<usize> = window.iter().map(|w| w.0).collect();
+            judged += window.len();
             if let Some(i) = self.try_batch(r, window.into_iter().map(|w| w.1).collect(), &passes, None)? {
+                judged -= window_len_after(owners.len(), i);
                 let (m, taken) = group.swap_remove(owners[i]);
                 if let Some(taken) = taken {
                     *heap = taken;
                 }
                 Self::push_after(r, m, heap);
-                return Ok(());
+                return Ok((judged, true));
             }
         }
     }
@@ -218,7 +344,8 @@ impl Engine<'_> {
         let base = r.state.clone();
         let g = self.g;
         let mut follow = hooks.filter(|_| may_empty && head.is_none() && children.len() > 1).map(|h| h.follow_up(g, &children, &base));
-        let deletion = Deletion { items: children.clone(), head, empty, done: None, follow: follow.as_mut().map(|f| &mut **f as &mut dyn FollowUp) };
+        let deletion =
+            Deletion { items: children.clone(), head, empty, done: None, follow: follow.as_mut().map(|f| &mut **f as &mut dyn FollowUp), minimizer: None };
         self.ddmin_delete(r, deletion).map(drop)
     }
 
@@ -253,6 +380,17 @@ impl Engine<'_> {
         let node = r.tree.node(n);
         let Some(expected) = node.slot.or(node.symbol) else { return Vec::new() };
         let list_element = self.list_element_of_parent(&r.tree, n);
+        let mut found = self.first_compatible(r, n, expected, list_element);
+        found.sort_by_key(|&d| (r.tree.node(d).tokens, d));
+        found.truncate(self.opts.search.max_replacements);
+        found
+    }
+
+    /// The live descendants of `n` that may stand where `expected` is expected (see
+    /// [`Self::compatible`]) and are smaller than `n`, the first on each path of a BFS
+    /// bounded by the search's depth, in BFS order.
+    fn first_compatible(&self, r: &Round, n: NodeId, expected: SymbolId, list_element: Option<SymbolId>) -> Vec<NodeId> {
+        let node = r.tree.node(n);
         let mut found: Vec<NodeId> = Vec::new();
         let mut queue: VecDeque<(NodeId, usize)> = node.children.iter().map(|&c| (c, 1)).collect();
         while let Some((d, depth)) = queue.pop_front() {
@@ -272,8 +410,6 @@ impl Engine<'_> {
                 queue.extend(dn.children.iter().map(|&c| (c, depth + 1)));
             }
         }
-        found.sort_by_key(|&d| (r.tree.node(d).tokens, d));
-        found.truncate(self.opts.search.max_replacements);
         found
     }
 

@@ -95,6 +95,7 @@ pub fn reduce(
 /// A stage of a pipeline group: what runs one after another.
 enum Stage {
     Perses,
+    Instances,
     Passes(PassStage),
     Layout,
 }
@@ -107,6 +108,7 @@ fn stages(steps: Vec<Step>) -> Vec<Stage> {
         match step {
             Step::Perses => out.push(Stage::Perses),
             Step::Unused => {}
+            Step::Instances => out.push(Stage::Instances),
             Step::Layout => out.push(Stage::Layout),
             Step::Pass(p) => match out.last_mut() {
                 Some(Stage::Passes(s)) => s.passes.push(p),
@@ -195,6 +197,10 @@ impl Fixpoint {
                 }
                 // `tree` follows the best through the passes' accepted variants.
                 Stage::Passes(s) => changed |= e.run_passes(s, &mut tree)?,
+                Stage::Instances => {
+                    let Some(t) = e.instances(tree)? else { return Ok(None) };
+                    tree = t;
+                }
                 Stage::Layout => layout(e)?,
             }
         }

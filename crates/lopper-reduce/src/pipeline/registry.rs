@@ -5,11 +5,12 @@
 //! build the same way.
 
 use crate::passes::{aliases, external, identifiers, inline, layout, literals, params, subtrees, tokens, Group, Kind, Pass, PassInfo};
-use crate::{perses, unused};
+use crate::{instances, perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 11] = [
+pub const REGISTRY: [&PassInfo; 12] = [
+    &instances::INFO,
     &unused::INFO,
     &perses::INFO,
     &identifiers::INFO,
@@ -42,6 +43,8 @@ pub enum Step {
     Perses,
     /// The unused-declarations search, part of each Perses round.
     Unused,
+    /// Every place of one kind of list at once, then a coarse ddmin over the places.
+    Instances,
     /// A transformation in Regehr's contract (built in, an external command, or a pass
     /// from outside this crate); consecutive ones run as one round of the scheduler.
     Pass(Box<dyn Pass>),
@@ -54,6 +57,7 @@ impl std::fmt::Debug for Step {
         match self {
             Step::Perses => write!(f, "Perses"),
             Step::Unused => write!(f, "Unused"),
+            Step::Instances => write!(f, "Instances"),
             Step::Pass(p) => write!(f, "Pass({})", p.name()),
             Step::Layout => write!(f, "Layout"),
         }
@@ -95,6 +99,7 @@ impl Pipeline {
             match info.kind {
                 Kind::Perses => group.push(Step::Perses),
                 Kind::Unused => group.push(Step::Unused),
+                Kind::Instances => group.push(Step::Instances),
                 Kind::Transformation(create) => group.push(Step::Pass(create())),
                 Kind::External => group.extend(external(info).into_iter().map(Step::Pass)),
                 Kind::Layout => group.push(Step::Layout),
