@@ -186,3 +186,40 @@ fn a_chain_of_a_thousand_nested_levels_goes_in_logarithmic_tests() {
     let log = (depth as f64).log2().ceil() as usize;
     assert!(out.stats.tests <= 2 * log + 2 * k, "{} tests: {:?}", out.stats.tests, out.stats.pass_stats);
 }
+
+#[test]
+fn where_nearly_every_candidate_passes_many_nodes_go_in_one_test() {
+    // 100 statements the test needs (it counts the `=`), each with an expression that can
+    // shrink: at least one accepted test per statement without combining, far fewer with
+    // it (the failed tests are the same either way: each kept node's 1-minimality).
+    let body: String = (0..100).map(|i| format!("  s{i} = f(a + b * c);\n")).collect();
+    let src = format!("void g(void) {{\n{body}}}\n");
+    let out = run(Language::C, &src, |c| c.contains("void g(void) {") && c.matches('=').count() == 100);
+    assert!(!out.text.contains('*') && !out.text.contains("f("), "{}", out.text);
+    let bulk = out.stats.pass_named("bulk").expect("combined candidates were judged");
+    assert!(bulk.accepted >= 2, "{:?}", out.stats.pass_stats);
+    assert!(out.stats.accepted < 30, "{} accepted: {:?}", out.stats.accepted, out.stats.pass_stats);
+}
+
+#[test]
+fn instances_empty_every_body_but_the_needed_one_in_few_tests() {
+    // 64 function bodies, each using the one before; the test needs f37's call of crash().
+    let mut src = String::from("int crash(void);\nint f0(void) { return 0; }\n");
+    for i in 1..64 {
+        let extra = if i == 37 { " crash();" } else { "" };
+        src.push_str(&format!("int f{i}(void) {{ int x = f{}();{extra} return x + 1; }}\n", i - 1));
+    }
+    let f = Frontend::new(Language::C).unwrap();
+    let mut tests = 0;
+    let mut oracle = |c: &str| {
+        tests += 1;
+        c.contains("int f37(void) { int x = f36(); crash();")
+    };
+    let pipeline = Pipeline::built_in(&["instances"]).unwrap();
+    let out = reduce(&f, &src, &mut oracle, &Options::perses(1), pipeline, &mut crate::NoProgress).unwrap();
+    // Every other body's statements went: one `return` is left, f37's.
+    assert_eq!(out.text.matches("return").count(), 1, "{}", out.text);
+    let instances = out.stats.pass_named("instances").unwrap();
+    // Deleting them one body at a time would cost 63 accepted tests.
+    assert!(instances.tests <= 2 * 6 + 2, "{:?}", out.stats.pass_stats);
+}
