@@ -88,6 +88,10 @@ impl<'a> Conv<'a> {
                 self.stats.matched += named as usize;
                 return id;
             }
+            if let Some(id) = self.star_around_errors(&candidates, &items, slot) {
+                self.stats.matched += named as usize;
+                return Some(id);
+            }
             self.stats.opaque += named as usize;
         }
         let children: Vec<NodeId> = items
@@ -114,6 +118,53 @@ impl<'a> Conv<'a> {
                 }
                 return Some(id);
             }
+        }
+        None
+    }
+
+    /// A list (a Kleene star rule) with ERROR children tree-sitter recovered from: the runs
+    /// of items between them are matched as the list's elements and each ERROR stays an
+    /// opaque element, so the other elements can still be deleted — one unsupported
+    /// attribute or stray `}` in a 100k-token translation unit must not make the whole file
+    /// one opaque node. `None` when there is no ERROR child or a run does not match.
+    fn star_around_errors(&mut self, candidates: &[SymbolId], items: &[Item], slot: Option<SymbolId>) -> Option<NodeId> {
+        let is_error = |it: &Item| matches!(it, Item::Child(c) if c.is_error());
+        if !items.iter().any(is_error) {
+            return None;
+        }
+        for &sym in candidates {
+            let PnfRule::Star(x) = self.g.symbol(sym).rule else { continue };
+            // Recognize every run first, so nothing is built for a symbol that fails.
+            let runs: Vec<&[Item]> = items.split(is_error).collect();
+            let mut matchers = Vec::new();
+            let mut all = true;
+            for run in &runs {
+                let mut m = Matcher::new(self.g, self.kinds, run, self.spare.pop().unwrap_or_default());
+                all &= run.is_empty() || m.expand(sym, 0).contains(&(run.len() as u32));
+                matchers.push(m);
+            }
+            if !all {
+                self.spare.extend(matchers.into_iter().map(|m| m.t.reset()));
+                continue;
+            }
+            let mut errors = items.iter().filter_map(|it| match it {
+                Item::Child(c) if c.is_error() => Some(*c),
+                _ => None,
+            });
+            let mut children = Vec::new();
+            for (i, mut m) in matchers.into_iter().enumerate() {
+                if !m.items.is_empty() {
+                    children.extend(m.elements(self, x, 0, m.items.len() as u32).unwrap_or_default());
+                }
+                self.spare.push(m.t.reset());
+                if i + 1 < runs.len() {
+                    if let Some(e) = errors.next().and_then(|e| self.convert(e, Some(x), None)) {
+                        self.b.set_slot(e, Some(x));
+                        children.push(e);
+                    }
+                }
+            }
+            return Some(self.b.node(NodeKind::Star, Some(sym), slot, children));
         }
         None
     }
@@ -410,7 +461,28 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
                 Some(c.b.node(NodeKind::Regular, Some(sym), Some(sym), children))
             }
             PnfRule::Star(x) | PnfRule::Plus(x) => {
-                let x = *x;
+                let children = self.elements(c, *x, pos, end)?;
+                if children.is_empty() {
+                    return None;
+                }
+                let kind = if matches!(g.symbol(sym).rule, PnfRule::Star(_)) { NodeKind::Star } else { NodeKind::Plus };
+                Some(c.b.node(kind, Some(sym), Some(sym), children))
+            }
+            PnfRule::Optional(x) => {
+                if pos == end {
+                    return None;
+                }
+                let id = self.build(c, *x, pos, end)?;
+                c.b.set_slot(id, Some(*x));
+                Some(c.b.node(NodeKind::Optional, Some(sym), Some(sym), vec![id]))
+            }
+        }
+    }
+
+    /// The elements of a list of `x` over items `pos..end` (known to match), built.
+    fn elements(&mut self, c: &mut Conv, x: SymbolId, pos: u32, end: u32) -> Option<Vec<NodeId>> {
+        {
+            {
                 // Breadth-first path of element matches from pos to end.
                 let mut prev: HashMap<u32, u32> = HashMap::new();
                 let mut queue = std::collections::VecDeque::from([pos]);
@@ -439,19 +511,7 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
                         Some(id)
                     })
                     .collect();
-                if children.is_empty() {
-                    return None;
-                }
-                let kind = if matches!(g.symbol(sym).rule, PnfRule::Star(_)) { NodeKind::Star } else { NodeKind::Plus };
-                Some(c.b.node(kind, Some(sym), Some(sym), children))
-            }
-            PnfRule::Optional(x) => {
-                if pos == end {
-                    return None;
-                }
-                let id = self.build(c, *x, pos, end)?;
-                c.b.set_slot(id, Some(*x));
-                Some(c.b.node(NodeKind::Optional, Some(sym), Some(sym), vec![id]))
+                Some(children)
             }
         }
     }

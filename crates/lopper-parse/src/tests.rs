@@ -262,3 +262,18 @@ proptest::proptest! {
         proptest::prop_assert_eq!(point(x, from, naive(from), at), naive(at));
     }
 }
+
+#[test]
+fn a_translation_unit_with_a_syntax_error_stays_a_list() {
+    // A stray `}` (an ERROR node tree-sitter recovered from) between declarations: the
+    // translation unit is still a Kleene star, the ERROR one opaque element of it, so the
+    // declarations around it can still be deleted.
+    let src = "int a;\nint b;\n}\nint c;\n";
+    let (f, p) = parse(Language::Cpp, src);
+    let t = &p.tree;
+    let root = t.node(t.root());
+    assert_eq!(root.kind, NodeKind::Star, "{}", t.dump(f.grammar()));
+    assert_eq!(root.children.len(), 4, "{}", t.dump(f.grammar()));
+    let b = root.children[1];
+    assert_eq!(render(t, &EditSet::default().with(b, Edit::Delete)).split_whitespace().collect::<Vec<_>>(), ["int", "a;", "}", "int", "c;"]);
+}
