@@ -275,3 +275,22 @@ fn after_kill_9_one_directory_is_left_and_the_next_run_removes_it() {
     assert!(err.contains("removed 1 temporary directory"), "{err}");
     assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "{:?}", fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().file_name()).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_hundred_thousand_nested_parentheses_reduce_without_a_stack_overflow() {
+    // Compiler stack-overflow bugs are found with such inputs; the conversion of the
+    // parse tree recurses per level (on a grown stack, not the main thread's 8 MiB).
+    let depth = 100_000;
+    let src = format!("int main(void) {{ return {}1{}; }}\n", "(".repeat(depth), ")".repeat(depth));
+    let case = Case::new("deep.c", &src, "grep -q return \"$1\"");
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper"))
+        .env("LOPPER_CACHE", case.path("cache"))
+        .args(["-q", "--no-cache", "--passes", "perses", "-o", case.path("out.c").to_str().unwrap()])
+        .arg(&case.test)
+        .arg(&case.program)
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let result = fs::read_to_string(case.path("out.c")).unwrap();
+    assert!(result.contains("return") && !result.contains('('), "{result}");
+}

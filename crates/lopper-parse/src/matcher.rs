@@ -60,6 +60,12 @@ impl<'a> Conv<'a> {
     /// Converts one CST node standing at a position that expects `slot`. `known` is the
     /// symbol the parent's match already decided on, tried before the others of its kind.
     fn convert(&mut self, n: tree_sitter::Node, slot: Option<SymbolId>, known: Option<SymbolId>) -> Option<NodeId> {
+        // One level of the CST per call, through the matcher's build: a grown stack on the
+        // heap for deep inputs (1,000,000 nested parentheses) instead of an overflow.
+        stacker::maybe_grow(256 * 1024, 16 * 1024 * 1024, || self.convert_here(n, slot, known))
+    }
+
+    fn convert_here(&mut self, n: tree_sitter::Node, slot: Option<SymbolId>, known: Option<SymbolId>) -> Option<NodeId> {
         if n.is_missing() {
             self.stats.syntax_errors += 1;
             return None;
