@@ -1,8 +1,8 @@
 //! One transformation, many instances, one test (C-Vise's binary-search passes, e.g.
-//! `replace-function-def-with-decl` over every function at once, bisected on failure;
-//! lopper's issue 32, point 5): each kind of list of the program — every Kleene star or
-//! optional node of one PNF symbol, such as every function body's statement list — is
-//! emptied in all its places with one candidate, and where that fails, a coarse ddmin
+//! `replace-function-def-with-decl` over every function at once, bisected on failure):
+//! each kind of list of the program — every Kleene star or optional node of one PNF
+//! symbol, such as every function body's statement list — is emptied in all its places
+//! with one candidate, and where that fails, a coarse ddmin
 //! ([`CoarseDdmin`]) over the places finds the big subsets that can go. Every candidate is
 //! grammatical by construction (a star may be empty, an optional absent) and is screened
 //! like any other.

@@ -1,6 +1,6 @@
 //! Bisection on a chain: the deepest interesting level of a chain of nested candidates in
-//! O(log depth) tests (lopper's issue 32, point 1; the chain search of Perses'
-//! `reduceRegular` when each level holds exactly one compatible node, as in `[[[…]]]`).
+//! O(log depth) tests: the chain search of Perses' `reduceRegular` when each level holds
+//! exactly one compatible node, as in `[[[…]]]`.
 //!
 //! Levels are `1..=depth`; level 0 (the chain's top) is known interesting. Assuming the
 //! levels that pass are those above some depth `k` (a monotone chain), the search keeps

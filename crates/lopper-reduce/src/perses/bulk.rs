@@ -1,4 +1,4 @@
-//! Big steps when tests pass (lopper's issue 32, point 3): in the permissive regime, where
+//! Big steps when tests pass: in the permissive regime, where
 //! nearly every candidate of the round's order passes and each removes a few tokens of a
 //! large program, the first candidates of the next several nodes are judged together, as
 //! one candidate. The number of nodes follows the observed pass rate, in the spirit of
