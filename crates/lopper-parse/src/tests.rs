@@ -261,6 +261,34 @@ proptest::proptest! {
         let (from, at) = (prefix.min(x.len()), x.len() - suffix.min(x.len() - prefix.min(x.len())));
         proptest::prop_assert_eq!(point(x, from, naive(from), at), naive(at));
     }
+
+    /// The incremental screen's verdicts are a full re-parse's on random edits of a C++
+    /// program: deletions, insertions of brackets and keywords, and a new base taken now
+    /// and then (as the judge does when a candidate is accepted).
+    #[test]
+    fn the_incremental_screen_counts_what_a_full_parse_counts(
+        edits in proptest::collection::vec((0.0f64..1.0, 0usize..40, 0usize..6, proptest::bool::ANY), 1..12)
+    ) {
+        const INSERTS: [&str; 6] = ["", "{", "}", "(", "int ", ";"];
+        let f = Frontend::new(Language::Cpp).unwrap();
+        let mut base = String::from(
+            "namespace n { template <class T> struct box { T v; T get() const { return v; } }; }\n\
+             int twice(int x) { return 2 * x; }\n\
+             int main() { n::box<int> b{3}; if (b.get() > 1) { return twice(b.get()); } return 0; }\n",
+        );
+        let mut ch = f.checker(&base).unwrap();
+        for (at, len, insert, accept) in edits {
+            // ASCII text: every byte offset is a character boundary.
+            let start = ((base.len() as f64) * at) as usize;
+            let end = (start + len).min(base.len());
+            let cand = format!("{}{}{}", &base[..start], INSERTS[insert], &base[end..]);
+            proptest::prop_assert_eq!(ch.errors(&cand, key(&cand)).unwrap(), f.syntax_errors(&cand).unwrap(), "{:?}", cand);
+            if accept {
+                ch.set_base(&cand, key(&cand)).unwrap();
+                base = cand;
+            }
+        }
+    }
 }
 
 #[test]
