@@ -83,7 +83,8 @@ fn kinds(tree: &Tree) -> Vec<Vec<NodeId>> {
         let id = NodeId(i as u32);
         let node = tree.node(id);
         let (NodeKind::Star | NodeKind::Optional, Some(sym)) = (node.kind, node.symbol) else { continue };
-        if node.tokens == 0 || inside_same(tree, id, sym) {
+        // Outermost: no ancestor of the same symbol.
+        if node.tokens == 0 || tree.ancestors(id).any(|a| tree.node(a).symbol == Some(sym)) {
             continue;
         }
         by_symbol.entry(sym).or_default().push(id);
@@ -105,16 +106,4 @@ fn kinds(tree: &Tree) -> Vec<Vec<NodeId>> {
             places
         })
         .collect()
-}
-
-/// Whether a proper ancestor of `id` is a node of symbol `sym`.
-fn inside_same(tree: &Tree, id: NodeId, sym: SymbolId) -> bool {
-    let mut at = tree.node(id).parent;
-    while let Some(p) = at {
-        if tree.node(p).symbol == Some(sym) {
-            return true;
-        }
-        at = tree.node(p).parent;
-    }
-    false
 }

@@ -202,6 +202,11 @@ impl Tree {
         &self.nodes[id.0 as usize]
     }
 
+    /// The proper ancestors of `id` in the original tree, innermost first.
+    pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(self.node(id).parent, |&p| self.node(p).parent)
+    }
+
     /// Number of nodes in the arena.
     pub fn len(&self) -> usize {
         self.nodes.len()

@@ -217,14 +217,11 @@ pub(crate) fn occurrences(cx: Context<'_>) -> (Vec<&str>, std::collections::Hash
 /// The innermost list element (a child of a star, plus or optional node) that holds node
 /// `n` (or is it).
 pub(crate) fn list_element(tree: &Tree, n: NodeId) -> Option<NodeId> {
-    let mut n = n;
-    loop {
-        let parent = tree.node(n).parent?;
-        if matches!(tree.node(parent).kind, lopper_tree::NodeKind::Star | lopper_tree::NodeKind::Plus | lopper_tree::NodeKind::Optional) {
-            return Some(n);
-        }
-        n = parent;
-    }
+    std::iter::once(n).chain(tree.ancestors(n)).find(|&m| {
+        tree.node(m)
+            .parent
+            .is_some_and(|p| matches!(tree.node(p).kind, lopper_tree::NodeKind::Star | lopper_tree::NodeKind::Plus | lopper_tree::NodeKind::Optional))
+    })
 }
 
 /// Where token `id` is in the tree's source, in bytes (`0..0` for a node without text).

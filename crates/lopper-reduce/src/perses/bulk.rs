@@ -79,7 +79,7 @@ impl Engine<'_> {
             if !r.live[m.0 as usize] {
                 continue;
             }
-            if covered.contains(&m) || inside(r, m, &chosen) {
+            if covered.contains(&m) || r.tree.ancestors(m).any(|a| chosen.contains(&a)) {
                 aside.push(entry);
                 continue;
             }
@@ -127,25 +127,11 @@ impl Engine<'_> {
     }
 }
 
-/// Adds `n` and its ancestors to `covered`.
+/// Adds `n` and its ancestors to `covered` (those above one already there are too).
 fn cover(r: &Round, n: NodeId, covered: &mut HashSet<NodeId>) {
-    let mut at = Some(n);
-    while let Some(a) = at {
+    for a in std::iter::once(n).chain(r.tree.ancestors(n)) {
         if !covered.insert(a) {
             return;
         }
-        at = r.tree.node(a).parent;
     }
-}
-
-/// Whether a proper ancestor of `n` is in `chosen`.
-fn inside(r: &Round, n: NodeId, chosen: &HashSet<NodeId>) -> bool {
-    let mut at = r.tree.node(n).parent;
-    while let Some(a) = at {
-        if chosen.contains(&a) {
-            return true;
-        }
-        at = r.tree.node(a).parent;
-    }
-    false
 }

@@ -4,11 +4,11 @@
 //! starts with the root. A replacement that saves a node only a few of its tokens (a
 //! wrapper such as `namespace std { … }` around a list) waits in the heap, keyed by what it
 //! saves, until the deletions inside that are worth more are done (no priority inversion:
-//! PARDiS, Gharachorlu & Sumner, FASE'19). Popping a node applies the transformation its PNF kind allows:
-//! Kleene star and optional nodes get the empty list tried, then ddmin over their children;
-//! Kleene plus nodes get ddmin keeping at least one child; regular (and opaque) nodes get
-//! replaced by the smallest interesting compatible descendant found by a bounded BFS
-//! (`reduceRegular`, Perses §4.3). The node's children (or its replacement) then join the
+//! PARDiS, Gharachorlu & Sumner, FASE'19). Popping a node applies the transformation its
+//! PNF kind allows: Kleene star and optional nodes get the empty list tried, then ddmin
+//! over their children; Kleene plus nodes get ddmin keeping at least one child; regular
+//! (and opaque) nodes get replaced by the smallest interesting compatible descendant found
+//! by a bounded BFS (`reduceRegular`, Perses §4.3). The node's children (or its replacement) then join the
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing. Another search takes part in each round only through [`RoundHooks`].
 
@@ -30,11 +30,6 @@ pub const INFO: PassInfo = PassInfo {
     grows: false,
     kind: Kind::Perses,
 };
-
-/// The candidates of a window of `len` past its winner `i` (not judged in a sequential run).
-fn window_len_after(len: usize, i: usize) -> usize {
-    len - i - 1
-}
 
 /// Chains shorter than this are replaced one level at a time, as Perses does (bisection
 /// judges the same levels there, in another order).
@@ -244,9 +239,7 @@ impl Engine<'_> {
     /// then while the last level has exactly one compatible descendant (for `n`'s slot), that
     /// one; top level first.
     fn chain(&self, r: &Round, n: NodeId, top: NodeId) -> Vec<NodeId> {
-        let node = r.tree.node(n);
-        let Some(expected) = node.slot.or(node.symbol) else { return Vec::new() };
-        let list_element = self.list_element_of_parent(&r.tree, n);
+        let Some((expected, list_element)) = self.expected(r, n) else { return Vec::new() };
         let mut chain = vec![top];
         loop {
             let last = chain[chain.len() - 1];
@@ -311,9 +304,10 @@ impl Engine<'_> {
             let window: Vec<(usize, EditSet, &'static str)> = stream.drain(..stream.len().min(lookahead)).collect();
             let passes: Vec<&'static str> = window.iter().map(|w| w.2).collect();
             let owners: Vec<usize> = window.iter().map(|w| w.0).collect();
-            judged += window.len();
+            let size = window.len();
             if let Some(i) = self.try_batch(r, window.into_iter().map(|w| w.1).collect(), &passes, None)? {
-                judged -= window_len_after(owners.len(), i);
+                // A sequential run judges up to the winner, not the window past it.
+                judged += i + 1;
                 let (m, taken) = group.swap_remove(owners[i]);
                 if let Some(taken) = taken {
                     *heap = taken;
@@ -321,6 +315,7 @@ impl Engine<'_> {
                 Self::push_after(r, m, heap);
                 return Ok((judged, true));
             }
+            judged += size;
         }
     }
 
@@ -377,13 +372,19 @@ impl Engine<'_> {
     /// `reduceRegular`'s candidates: the node's compatible descendants (smallest first, at
     /// most `max_replacements`), each of which may replace it.
     fn replacements(&self, r: &Round, n: NodeId) -> Vec<NodeId> {
-        let node = r.tree.node(n);
-        let Some(expected) = node.slot.or(node.symbol) else { return Vec::new() };
-        let list_element = self.list_element_of_parent(&r.tree, n);
+        let Some((expected, list_element)) = self.expected(r, n) else { return Vec::new() };
         let mut found = self.first_compatible(r, n, expected, list_element);
         found.sort_by_key(|&d| (r.tree.node(d).tokens, d));
         found.truncate(self.opts.search.max_replacements);
         found
+    }
+
+    /// What may replace node `n`: the symbol its position expects, and the element symbol
+    /// of the list it is an element of (see [`Self::compatible`]); `None` for a node
+    /// without a symbol.
+    fn expected(&self, r: &Round, n: NodeId) -> Option<(SymbolId, Option<SymbolId>)> {
+        let node = r.tree.node(n);
+        Some((node.slot.or(node.symbol)?, self.list_element_of_parent(&r.tree, n)))
     }
 
     /// The live descendants of `n` that may stand where `expected` is expected (see
