@@ -6,13 +6,13 @@
 //! matched one item each), then one derivation is rebuilt. Unit chains collapse into their
 //! innermost node, which keeps the outer symbol as its slot.
 
+mod memo;
+
 use crate::MatchStats;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use lopper_grammar::{CstKind, PnfGrammar, PnfRule, SymbolId, Terminal};
 use lopper_tree::{NodeId, NodeKind, Tree, TreeBuilder};
-// foldhash: the memo tables are probed for every (symbol, position) of every node, and
-// SipHash was a quarter of parsing time.
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use std::rc::Rc;
+use memo::{Ends, Tables};
 
 /// Converts a tree-sitter CST over `src` into a PNF tree. `kinds`: per symbol of `g`, the
 /// tree-sitter kind id of its CST kind (`Language::id_for_node_kind`; 0 for none).
@@ -138,10 +138,10 @@ impl<'a> Conv<'a> {
         if !items.iter().any(is_error) {
             return None;
         }
+        let runs: Vec<&[Item]> = items.split(is_error).collect();
         for &sym in candidates {
             let PnfRule::Star(x) = self.g.symbol(sym).rule else { continue };
             // Recognize every run first, so nothing is built for a symbol that fails.
-            let runs: Vec<&[Item]> = items.split(is_error).collect();
             let mut matchers = Vec::new();
             let mut all = true;
             for run in &runs {
@@ -205,68 +205,6 @@ impl<'a> Conv<'a> {
         if s < e {
             items.push(Item::Gap(s, e));
         }
-    }
-}
-
-/// A sorted set of item positions where a match can end: up to two held inline (nearly
-/// every set: a visible symbol matches one item or none), more shared, so that neither
-/// a lookup in the memo nor a small result allocates.
-#[derive(Clone)]
-enum Ends {
-    Inline(u8, [u32; 2]),
-    Shared(Rc<[u32]>),
-}
-
-impl Ends {
-    const NONE: Ends = Ends::Inline(0, [0; 2]);
-
-    fn one(p: u32) -> Ends {
-        Ends::Inline(1, [p, 0])
-    }
-
-    /// `v` as a set (sorted and deduplicated here).
-    fn of(mut v: Vec<u32>) -> Ends {
-        v.sort_unstable();
-        v.dedup();
-        match v[..] {
-            [] => Ends::NONE,
-            [a] => Ends::one(a),
-            [a, b] => Ends::Inline(2, [a, b]),
-            _ => Ends::Shared(Rc::from(v)),
-        }
-    }
-}
-
-impl std::ops::Deref for Ends {
-    type Target = [u32];
-    fn deref(&self) -> &[u32] {
-        match self {
-            Ends::Inline(n, a) => &a[..*n as usize],
-            Ends::Shared(v) => v,
-        }
-    }
-}
-
-/// A matcher's memo tables, kept between matchers (cleared) so that each CST node's
-/// matcher does not grow its tables from nothing: that growth was a fifth of parsing.
-#[derive(Default)]
-struct Tables {
-    memo: HashMap<(SymbolId, u32), Ends>,
-    seq_memo: HashMap<(SymbolId, u32, u32, u32), Ends>,
-    busy: HashSet<(SymbolId, u32)>,
-}
-
-impl Tables {
-    /// Empties the tables for the next matcher; one a large node grew is dropped instead,
-    /// since clearing costs its whole capacity every time.
-    fn reset(mut self) -> Tables {
-        if self.memo.capacity() + self.seq_memo.capacity() > 1 << 12 {
-            return Tables::default();
-        }
-        self.memo.clear();
-        self.seq_memo.clear();
-        self.busy.clear();
-        self
     }
 }
 
