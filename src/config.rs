@@ -57,6 +57,8 @@ pub struct Reduction {
     pub passes: Vec<&'static PassInfo>,
     /// Where to write `--stats` JSON.
     pub stats_path: Option<PathBuf>,
+    /// Where to write the `--events` stream (`-`: stderr).
+    pub events_path: Option<PathBuf>,
     /// `--keep-temps`.
     pub keep_temps: bool,
     /// `--launcher`: the command prefix every test runs under.
@@ -147,8 +149,8 @@ impl Reduction {
         let output = Output::plan(&file, &encoding.encode(&text), a.output.as_deref(), script, &output::ReductionLog::default_dir())
             .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
             .with_encoding(encoding);
-        if let Some(stats) = &a.stats {
-            output::check_writable_dir(stats).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        for path in a.stats.iter().chain(a.events.iter().filter(|p| p.as_os_str() != "-")) {
+            output::check_writable_dir(path).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
         }
         if a.timeout.is_some_and(|t| !t.is_finite() || t <= 0.0) {
             return Err(Fail(exit::USAGE, "--timeout must be a positive number of seconds".into()));
@@ -201,6 +203,7 @@ impl Reduction {
             options,
             passes,
             stats_path: a.stats,
+            events_path: a.events,
             keep_temps: a.keep_temps,
             launcher: a.launcher.clone(),
             work_dir: a.work_dir.clone(),

@@ -37,6 +37,12 @@ pub fn languages_cmd() -> Result<(), Fail> {
     for r in std::iter::once(&header).chain(&rows) {
         let _ = writeln!(out, "{:<w0$}  {:<w1$}  {:<w2$}  {}", r[0], r[1], r[2], r[3]);
     }
+    for (origin, dir, exists) in &reg.searched {
+        let _ = writeln!(out, "# searched the {origin} {}{}", dir.display(), if *exists { "" } else { " (absent)" });
+    }
+    if reg.entries.iter().all(|e| e.origin == "built-in") {
+        let _ = writeln!(out, "# no grammars directory holds a language: the built-in languages only (see docs/adding-a-language.md)");
+    }
     let _ = writeln!(out, "# tree-sitter grammar folders are compiled once into {}", lopper_parse::cache_dir().display());
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 use clap::{Args, Parser, Subcommand};
 mod config;
+mod events;
 mod generate;
 mod inspect;
 mod output;
@@ -16,6 +17,8 @@ use lopper_reduce::oracle::cache::TestIdentity;
 use lopper_reduce::{check_original, reduce, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
 use report::Reporter;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::process::ExitCode;
 
 /// Exit codes, documented in docs/cli.md.
@@ -147,6 +150,10 @@ pub struct ReduceArgs {
     /// Write the run's statistics as JSON to this file.
     #[arg(long, value_name = "PATH")]
     pub stats: Option<PathBuf>,
+    /// Write the run as it goes to this file, one JSON object a line (start, each new best,
+    /// each pass's end, warnings, the end with the --stats fields); `-` for stderr.
+    #[arg(long, value_name = "PATH")]
+    pub events: Option<PathBuf>,
     /// Where verdicts are kept between runs (so a repeated or resumed reduction re-tests
     /// nothing already judged). Default: `verdicts` in $LOPPER_CACHE, else in the user's
     /// cache dir's `lopper` ($XDG_CACHE_HOME/lopper/verdicts, ~/.cache/lopper/verdicts).
@@ -372,7 +379,23 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             eprintln!("lopper: {n}");
         }
     }
-    let sane = check_original(&mut oracle, &r.text, r.timeout.is_none()).map_err(|e| sanity_failure(&r, e))?;
+    let mut events = events::Events::open(r.events_path.as_deref()).map_err(|e| Fail(exit::OUTPUT, format!("cannot write --events file: {e}")))?;
+    let result = reduce_with_events(&mut r, &mut oracle, &interrupt, &mut events);
+    if let Err(Fail(code, message)) = &result {
+        events.emit(&events::Event::Error { code: *code, message: message.clone() });
+    }
+    if let Some(w) = events.failure() {
+        eprintln!("lopper: warning: {w}");
+    }
+    result
+}
+
+/// The reduction once the test is set up: the sanity runs, the reduction, the result, the
+/// summary, `--stats` and the stream's events (an `error` event, if this fails, is the
+/// caller's).
+fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &Arc<AtomicBool>, events: &mut events::Events) -> Result<(), Fail> {
+    let quiet = r.verbosity == Verbosity::Quiet;
+    let sane = check_original(oracle, &r.text, r.timeout.is_none()).map_err(|e| sanity_failure(r, e))?;
     if !quiet {
         eprintln!(
             "lopper: the original is interesting ({} sanity runs, {:.2} s each at most); time limit per test {:.1} s",
@@ -381,16 +404,24 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             oracle.timeout().as_secs_f64()
         );
     }
-    let pipeline = r.pipeline(oracle.timeout(), &interrupt).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
-    let mut reporter = Reporter::new(&mut r.output, r.verbosity);
+    let pipeline = r.pipeline(oracle.timeout(), interrupt).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
+    let start = report::StartInfo {
+        file: r.file.display().to_string(),
+        language: r.frontend.name().to_string(),
+        bytes: r.encoding.encode(&r.text).len(),
+        test: r.test_name.clone(),
+        jobs: r.jobs,
+    };
+    let mut reporter = Reporter::new(&mut r.output, events, start, r.verbosity);
     let identity = TestIdentity::of(&r.test, &r.criteria, &r.file_name);
-    let (result, cache_warning) = runtime::with_verdicts(&mut oracle, r.cache_dir.as_deref(), identity, |oracle| {
+    let (result, cache_warning) = runtime::with_verdicts(oracle, r.cache_dir.as_deref(), identity, |oracle| {
         reduce(&r.frontend, &r.text, oracle, &r.options, pipeline, &mut reporter)
     });
     reporter.finish();
     drop(reporter);
     if let Some(w) = cache_warning {
         eprintln!("lopper: warning: {w}");
+        events.emit(&events::Event::Warning { message: w });
     }
     let outcome = match result {
         Ok(o) => o,
@@ -408,11 +439,16 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         r.output.write(&outcome.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
     }
     if !quiet {
-        report::print_summary(&r, &outcome, oracle.wasted());
+        report::print_summary(r, &outcome, oracle.wasted());
     }
+    for w in &outcome.stats.warnings {
+        events.emit(&events::Event::Warning { message: w.clone() });
+    }
+    let stats = report::stats_report(r, &outcome, oracle.wasted(), sane.runs);
     if let Some(path) = &r.stats_path {
-        report::write_stats(path, &r, &outcome, oracle.wasted(), sane.runs).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
+        runtime::write_json(path, &stats).map_err(|e| Fail(exit::ERROR, format!("cannot write {}: {e}", path.display())))?;
     }
+    events.emit(&events::Event::End { stats });
     if outcome.interrupted {
         return Err(Fail(exit::INTERRUPTED, String::new()));
     }

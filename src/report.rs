@@ -1,17 +1,36 @@
 //! What the user sees while and after lopper reduces: the progress line (indicatif on a
-//! terminal, plain log lines otherwise), the closing summary, and the `--stats` JSON.
+//! terminal, plain log lines otherwise), the `--events` stream, the closing summary, and
+//! the `--stats` JSON. The progress line and the stream's `new_best` events show the same
+//! [`Status`]; `--stats` is the `end` event's object.
 
 use crate::config::{Reduction, Verbosity};
+use crate::events::{Event, Events, Status};
 use crate::output::Output;
 use lopper_reduce::oracle::Wasted;
-use lopper_reduce::{Algorithm, GrammarCheck, Outcome, Progress, Stats};
+use lopper_reduce::{Algorithm, GrammarCheck, Outcome, PassStats, Progress, Stats};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-/// Listens to the reducer: keeps every new best on disk through [`Output`] and shows
-/// progress.
+/// What the `start` event says besides the token count.
+pub struct StartInfo {
+    /// FILE as given.
+    pub file: String,
+    /// The language's name.
+    pub language: String,
+    /// The original's bytes.
+    pub bytes: usize,
+    /// The test, as the start line names it.
+    pub test: String,
+    /// Tests at once.
+    pub jobs: usize,
+}
+
+/// Listens to the reducer: keeps every new best on disk through [`Output`], shows progress
+/// and writes the event stream.
 pub struct Reporter<'a> {
     output: &'a mut Output,
+    events: &'a mut Events,
+    start: StartInfo,
     bar: Option<indicatif::ProgressBar>,
     verbosity: Verbosity,
     started: Instant,
@@ -22,33 +41,49 @@ pub struct Reporter<'a> {
 const LOG_EVERY: Duration = Duration::from_secs(2);
 
 impl<'a> Reporter<'a> {
-    /// A reporter writing bests to `output`; a live line on a terminal unless quiet.
-    pub fn new(output: &'a mut Output, verbosity: Verbosity) -> Reporter<'a> {
+    /// A reporter writing bests to `output` and events to `events`; a live line on a
+    /// terminal unless quiet.
+    pub fn new(output: &'a mut Output, events: &'a mut Events, start: StartInfo, verbosity: Verbosity) -> Reporter<'a> {
         let bar = (std::io::stderr().is_terminal() && verbosity != Verbosity::Quiet).then(|| {
             let b = indicatif::ProgressBar::new_spinner();
             b.set_style(indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("a valid template"));
             b.enable_steady_tick(Duration::from_millis(120));
             b
         });
-        Reporter { output, bar, verbosity, started: Instant::now(), last_line: None }
+        Reporter { output, events, start, bar, verbosity, started: Instant::now(), last_line: None }
     }
 
-    fn line(&self, s: &Stats) -> String {
+    /// The status `s` describes: a new best's point in `s.progress` when `new_best`.
+    fn status(&self, s: &Stats, new_best: bool) -> Status {
+        let point = s.progress.last().filter(|_| new_best);
+        Status {
+            seconds: point.map_or_else(|| self.started.elapsed().as_secs_f64(), |p| p.seconds),
+            tokens: s.tokens_after,
+            tokens_before: s.tokens_before,
+            bytes: point.map_or(self.start.bytes, |p| p.bytes),
+            pass: s.pass.clone(),
+            tests: s.tests,
+            cache_hits: s.cache_hits,
+            round: s.rounds,
+        }
+    }
+
+    fn line(&self, s: &Status) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-9);
         format!(
             "{} / {} tokens ({:.1}%) | {} tests, {} cache hits, {:.1} tests/s | round {} {}",
-            s.tokens_after,
+            s.tokens,
             s.tokens_before,
-            percent(s.tokens_after, s.tokens_before),
+            percent(s.tokens, s.tokens_before),
             s.tests,
             s.cache_hits,
             s.tests as f64 / secs,
-            s.rounds,
+            s.round,
             s.pass
         )
     }
 
-    fn show(&mut self, s: &Stats, new_best: bool) {
+    fn show(&mut self, s: &Status, new_best: bool) {
         if let Some(b) = &self.bar {
             b.set_message(self.line(s));
             return;
@@ -77,12 +112,33 @@ impl Progress for Reporter<'_> {
     fn new_best(&mut self, program: &str, stats: &Stats) -> std::io::Result<()> {
         self.output.write(program).map_err(std::io::Error::other)?;
         tracing::debug!(tokens = stats.tokens_after, tests = stats.tests, "new best written");
-        self.show(stats, true);
+        let status = self.status(stats, true);
+        self.show(&status, true);
+        self.events.emit(&Event::NewBest(status));
         Ok(())
     }
 
     fn tested(&mut self, stats: &Stats) {
-        self.show(stats, false);
+        let status = self.status(stats, false);
+        self.show(&status, false);
+    }
+
+    fn started(&mut self, stats: &Stats) {
+        let s = &self.start;
+        let event = Event::Start {
+            file: s.file.clone(),
+            language: s.language.clone(),
+            tokens: stats.tokens_before,
+            bytes: s.bytes,
+            test: s.test.clone(),
+            jobs: s.jobs,
+        };
+        self.events.emit(&event);
+    }
+
+    fn pass_ended(&mut self, p: &PassStats) {
+        let event = Event::Pass { pass: p.name.clone(), tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds };
+        self.events.emit(&event);
     }
 }
 
@@ -184,11 +240,9 @@ struct PassReport {
     test_seconds: f64,
 }
 
-/// Writes the `--stats` JSON for `outcome` to `path`.
-///
-/// # Errors
-/// The I/O error of the write.
-pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, wasted: Wasted, sanity_runs: usize) -> std::io::Result<()> {
+/// The `--stats` object for `outcome`: the run's identity, then every [`Stats`] field (the
+/// `end` event's fields too).
+pub fn stats_report(r: &Reduction, outcome: &Outcome, wasted: Wasted, sanity_runs: usize) -> serde_json::Map<String, serde_json::Value> {
     let s = &outcome.stats;
     let report = StatsReport {
         file: r.file.display().to_string(),
@@ -213,5 +267,8 @@ pub fn write_stats(path: &std::path::Path, r: &Reduction, outcome: &Outcome, was
             .collect(),
         stats: s,
     };
-    crate::runtime::write_json(path, &report)
+    match serde_json::to_value(report).expect("stats serialize") {
+        serde_json::Value::Object(m) => m,
+        _ => unreachable!("a struct serializes to an object"),
+    }
 }

@@ -344,7 +344,7 @@ fn a_timed_out_test_gets_sigterm_first_so_its_own_cleanup_runs() {
     write_script(
         &case.test,
         &format!(
-            "d='{}'/run$$; mkdir -p \"$d\"\ntrap 'rm -rf \"$d\"' EXIT\ntrap 'exit 1' TERM\ngrep -q needle \"$1\" || exit 1\ncase \"$(cat \"$1\")\" in *'int a'*'int c'*) exit 0;; esac\nsleep 30",
+            "d='{}'/run$$; mkdir -p \"$d\"\ntrap 'rm -rf \"$d\"' EXIT\ntrap 'exit 1' TERM\ngrep -q needle \"$1\" || exit 1\ncase \"$(cat \"$1\")\" in *'int a'*'int c'*) exit 0;; esac\nsleep 32",
             outside.display()
         ),
     );

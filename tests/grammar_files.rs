@@ -46,7 +46,7 @@ fn a_grammar_file_dropped_into_a_grammars_directory_reduces_json() {
     // Only the grammar file, under a new name, in a directory lopper is pointed at.
     let grammars = case.path("grammars");
     fs::create_dir(&grammars).unwrap();
-    let text = fs::read_to_string(repo("grammars/json.pest")).unwrap().replace("extensions = json", "extensions = jdoc");
+    let text = fs::read_to_string(repo("crates/lopper-parse/grammars/json.pest")).unwrap().replace("extensions = json", "extensions = jdoc");
     fs::write(grammars.join("mydata.pest"), text).unwrap();
     let listed = Command::new(env!("CARGO_BIN_EXE_lopper")).arg("languages").env("LOPPER_GRAMMARS", &grammars).output().unwrap();
     let listed = String::from_utf8_lossy(&listed.stdout);
@@ -91,7 +91,7 @@ fn a_grammar_file_given_with_grammar_reduces_smtlib_with_z3() {
     // Interesting: z3 says unsat (and reports no error).
     let case = Case::new("query.smt2", SMT_SCRIPT, r#"out=$(z3 -T:10 "$1" 2>&1); echo "$out" | grep -q '^unsat' && ! echo "$out" | grep -q error"#);
     assert!(case.passes(&case.program));
-    let g = repo("grammars/smtlib.pest");
+    let g = repo("crates/lopper-parse/grammars/smtlib.pest");
     let out = case.lopper(&["--grammar", g.to_str().unwrap(), "-o", case.path("min.smt2").to_str().unwrap()]);
     assert_exit(&out, 0);
     let reduced = fs::read_to_string(case.path("min.smt2")).unwrap();
@@ -129,7 +129,7 @@ fn the_shipped_lua_grammar_reduces_a_lua_error() {
     assert_exit(&out, 0);
     let reduced = fs::read_to_string(&case.program).unwrap();
     assert!(case.passes(&case.program), "{reduced}");
-    let g = repo("grammars/lua.pest");
+    let g = repo("crates/lopper-parse/grammars/lua.pest");
     let (before, after) = (pest_tokens(&g, LUA_PROGRAM), pest_tokens(&g, &reduced));
     // Measured: 126 -> 17 tokens.
     assert!(after <= 17, "{before} -> {after}:\n{reduced}");

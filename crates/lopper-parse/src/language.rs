@@ -62,30 +62,32 @@ impl Language {
     /// (`tree-sitter-c-0.24.2`), as its `SOURCE` file records it.
     pub fn grammar_package(self) -> &'static str {
         let source = match self {
-            Language::C => include_str!("../../../grammars/c/SOURCE"),
-            Language::Cpp => include_str!("../../../grammars/cpp/SOURCE"),
-            Language::Java => include_str!("../../../grammars/java/SOURCE"),
-            Language::JavaScript => include_str!("../../../grammars/javascript/SOURCE"),
-            Language::Rust => include_str!("../../../grammars/rust/SOURCE"),
-            Language::Python => include_str!("../../../grammars/python/SOURCE"),
-            Language::Go => include_str!("../../../grammars/go/SOURCE"),
+            Language::C => include_str!("../grammars/c/SOURCE"),
+            Language::Cpp => include_str!("../grammars/cpp/SOURCE"),
+            Language::Java => include_str!("../grammars/java/SOURCE"),
+            Language::JavaScript => include_str!("../grammars/javascript/SOURCE"),
+            Language::Rust => include_str!("../grammars/rust/SOURCE"),
+            Language::Python => include_str!("../grammars/python/SOURCE"),
+            Language::Go => include_str!("../grammars/go/SOURCE"),
         };
         source.split_whitespace().find(|w| w.starts_with("tree-sitter-")).unwrap_or("unknown")
     }
 
-    pub(crate) fn grammar_json(self) -> &'static str {
+    /// The vendored tree-sitter `grammar.json` (its licence beside it in `grammars/NAME/`).
+    pub fn grammar_json(self) -> &'static str {
         match self {
-            Language::C => include_str!("../../../grammars/c/grammar.json"),
-            Language::Cpp => include_str!("../../../grammars/cpp/grammar.json"),
-            Language::Java => include_str!("../../../grammars/java/grammar.json"),
-            Language::JavaScript => include_str!("../../../grammars/javascript/grammar.json"),
-            Language::Rust => include_str!("../../../grammars/rust/grammar.json"),
-            Language::Python => include_str!("../../../grammars/python/grammar.json"),
-            Language::Go => include_str!("../../../grammars/go/grammar.json"),
+            Language::C => include_str!("../grammars/c/grammar.json"),
+            Language::Cpp => include_str!("../grammars/cpp/grammar.json"),
+            Language::Java => include_str!("../grammars/java/grammar.json"),
+            Language::JavaScript => include_str!("../grammars/javascript/grammar.json"),
+            Language::Rust => include_str!("../grammars/rust/grammar.json"),
+            Language::Python => include_str!("../grammars/python/grammar.json"),
+            Language::Go => include_str!("../grammars/go/grammar.json"),
         }
     }
 
-    pub(crate) fn tree_sitter(self) -> tree_sitter::Language {
+    /// The compiled tree-sitter parser (the `tree-sitter-NAME` crate).
+    pub fn tree_sitter(self) -> tree_sitter::Language {
         match self {
             Language::C => tree_sitter_c::LANGUAGE.into(),
             Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),

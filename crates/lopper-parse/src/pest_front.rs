@@ -122,7 +122,8 @@ fn build(pnf: &PnfGrammar, pair: Pair<'_, &str>, slot: Option<SymbolId>, b: &mut
         .into_inner()
         .filter_map(|p| {
             let child_sym = pnf.lookup(p.as_rule());
-            build(pnf, p, child_sym, b, stats, plain)
+            // One frame per nesting level: grow the stack on the heap where it runs out.
+            stacker::maybe_grow(64 << 10, 16 << 20, || build(pnf, p, child_sym, b, stats, plain))
         })
         .collect();
     stats.inner_nodes += 1;

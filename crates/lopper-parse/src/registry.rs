@@ -2,8 +2,7 @@
 //!
 //! Search order (the first language of a name wins): `--grammar PATH`; each directory of
 //! `LOPPER_GRAMMARS` (colon-separated); the user's grammars directory
-//! (`~/.config/lopper/grammars` on Linux); the repository's `grammars/`; then the languages
-//! built into the binary (C, C++, Java, JavaScript, Rust, Python, Go by tree-sitter, and the
+//! (`~/.config/lopper/grammars` on Linux); then the languages built into the binary (C, C++, Java, JavaScript, Rust, Python, Go by tree-sitter, and the
 //! shipped grammar files).
 //! In a grammars directory, `NAME.pest` is a pest grammar file and a folder with
 //! `src/grammar.json` and `src/parser.c` is a tree-sitter grammar, compiled once into
@@ -14,9 +13,9 @@ use std::path::{Path, PathBuf};
 
 /// The grammar files shipped with lopper, built into the binary so it works anywhere.
 const SHIPPED_PEST: &[(&str, &str)] = &[
-    ("json", include_str!("../../../grammars/json.pest")),
-    ("smtlib", include_str!("../../../grammars/smtlib.pest")),
-    ("lua", include_str!("../../../grammars/lua.pest")),
+    ("json", include_str!("../grammars/json.pest")),
+    ("smtlib", include_str!("../grammars/smtlib.pest")),
+    ("lua", include_str!("../grammars/lua.pest")),
 ];
 
 /// Why no language could be chosen.
@@ -148,11 +147,15 @@ fn user_dir() -> Option<PathBuf> {
 pub struct Registry {
     /// Entries in search order; an earlier one shadows a later one of the same name.
     pub entries: Vec<Entry>,
+    /// The grammars directories searched, in order: where each was looked for and whether
+    /// it exists (`lopper languages` lists them).
+    pub searched: Vec<(String, PathBuf, bool)>,
 }
 
 impl Registry {
-    /// Searches `--grammar` paths, `LOPPER_GRAMMARS`, the user directory, the repository's
-    /// `grammars/`, then the built-in languages.
+    /// Searches `--grammar` paths, `LOPPER_GRAMMARS`, the user directory, then the built-in
+    /// languages. No path is fixed at build time: a binary copied or installed anywhere
+    /// finds the same languages.
     ///
     /// # Errors
     /// [`RegistryError::NotAGrammar`] for a `--grammar` path that is neither a `.pest` file
@@ -170,7 +173,6 @@ impl Registry {
         if let Some(d) = user_dir() {
             r.scan(&d, "user grammars directory");
         }
-        r.scan(&repository_grammars(), "lopper's grammars/");
         for l in Language::ALL {
             let extensions = l.extensions().iter().map(|x| x.to_string()).collect();
             r.entries.push(Entry { name: l.name().into(), extensions, kind: Kind::BuiltIn(l), origin: "built-in".into() });
@@ -197,6 +199,7 @@ impl Registry {
     }
 
     fn scan(&mut self, dir: &Path, origin: &str) {
+        self.searched.push((origin.to_string(), dir.to_path_buf(), dir.is_dir()));
         let Ok(rd) = std::fs::read_dir(dir) else { return };
         let mut paths: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
@@ -247,12 +250,6 @@ fn entry_for(p: &Path, origin: &str) -> Option<Entry> {
     let src = find_tree_sitter_src(p)?;
     let name = tree_sitter_grammar_name(&std::fs::read_to_string(src.join("grammar.json")).ok()?)?;
     Some(Entry { name, extensions: tree_sitter_file_types(p), kind: Kind::TreeSitter(p.to_path_buf()), origin: origin.to_string() })
-}
-
-/// The repository's `grammars/` directory (as built; absent for an installed binary).
-fn repository_grammars() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.ancestors().nth(2).unwrap_or(manifest).join("grammars")
 }
 
 /// File types a tree-sitter grammar folder declares: `tree-sitter.json`'s

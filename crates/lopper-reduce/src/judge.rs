@@ -95,6 +95,7 @@ impl<'a> Judge<'a> {
         self.stats.tokens_after = tokens;
         self.stats.matched_share = matched;
         self.stats.opaque_nodes = opaque;
+        self.progress.started(&self.stats);
     }
 
     /// A new round begins (a fixpoint iteration of a search, or of the passes).
@@ -115,6 +116,7 @@ impl<'a> Judge<'a> {
             return;
         }
         self.add_pass_time();
+        self.progress.pass_ended(&self.stats.pass_stats[self.pass]);
         self.pass = self.pass_index(name);
         self.stats.pass = name.to_string();
     }
@@ -146,6 +148,7 @@ impl<'a> Judge<'a> {
     /// The best program and the final counts (times added up).
     pub(crate) fn finish(mut self) -> (String, Stats) {
         self.add_pass_time();
+        self.progress.pass_ended(&self.stats.pass_stats[self.pass]);
         self.stats.total_seconds = self.started.elapsed().as_secs_f64();
         self.stats.own_cpu_seconds = own_cpu_time().saturating_sub(self.cpu_started).as_secs_f64();
         (self.best, self.stats)

@@ -129,6 +129,14 @@ pub trait Progress {
 
     /// A batch of tests ended without a new best.
     fn tested(&mut self, _stats: &Stats) {}
+
+    /// The original was tested and parsed: `stats.tokens_before` is its token count. Once,
+    /// before any candidate.
+    fn started(&mut self, _stats: &Stats) {}
+
+    /// The pass `pass` stopped running (another one starts, or the reduction ends); its
+    /// counts so far, summed over every time it ran.
+    fn pass_ended(&mut self, _pass: &PassStats) {}
 }
 
 /// A [`Progress`] that ignores everything (tests, benchmarks).

@@ -8,9 +8,9 @@ use lopper_reduce::{reduce, GrammarCheck, Options, Pipeline};
 use proptest::prelude::*;
 use serde_json::Value;
 
-const JSON: &str = include_str!("../../../grammars/json.pest");
-const SMTLIB: &str = include_str!("../../../grammars/smtlib.pest");
-const LUA: &str = include_str!("../../../grammars/lua.pest");
+const JSON: &str = include_str!("../../lopper-parse/grammars/json.pest");
+const SMTLIB: &str = include_str!("../../lopper-parse/grammars/smtlib.pest");
+const LUA: &str = include_str!("../../lopper-parse/grammars/lua.pest");
 
 /// Reduces `src` keeping candidates that contain `needle`; checks every candidate parses.
 fn every_candidate_parses(grammar: &str, src: &str, needle: &str) -> Result<(), TestCaseError> {

@@ -17,7 +17,7 @@ use lopper_tree::{Edit, RenderOptions};
 use std::sync::{Arc, Mutex};
 
 fn json() -> Frontend {
-    Frontend::from_pest("json", include_str!("../../../../grammars/json.pest")).unwrap()
+    Frontend::from_pest("json", include_str!("../../../lopper-parse/grammars/json.pest")).unwrap()
 }
 
 /// Every variant a pass offers over `src`, rendered, in instance order.
