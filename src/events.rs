@@ -58,8 +58,8 @@ pub enum Event {
     /// A smaller interesting program was found (and written). Its `seconds`, `tokens` and
     /// `bytes` are the `progress` point `--stats` lists for it.
     NewBest(Status),
-    /// A pass stopped running (another starts, or the reduction ends); counts summed over
-    /// every time it ran.
+    /// A pass stopped running (another starts); counts summed over every time it ran. At
+    /// the end, one for every pass, with its final counts (those of `--stats`).
     Pass {
         /// The pass's name, as `--stats`' `passes` has it.
         pass: String,
@@ -119,11 +119,6 @@ impl Events {
             Some(p) => Some(Box::new(std::io::LineWriter::new(std::fs::File::create(p)?))),
         };
         Ok(Events { out, failed: None })
-    }
-
-    /// Whether events go anywhere.
-    pub fn enabled(&self) -> bool {
-        self.out.is_some()
     }
 
     /// Writes `event` as one line. A write that fails stops the stream (the reduction goes

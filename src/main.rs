@@ -17,9 +17,9 @@ use lopper_reduce::oracle::cache::TestIdentity;
 use lopper_reduce::{check_original, reduce, sanity, OracleError, ReduceError, SanityError, ScriptOracle, TestCommand};
 use report::Reporter;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::process::ExitCode;
 
 /// Exit codes, documented in docs/cli.md.
 mod exit {
@@ -414,9 +414,8 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
     };
     let mut reporter = Reporter::new(&mut r.output, events, start, r.verbosity);
     let identity = TestIdentity::of(&r.test, &r.criteria, &r.file_name);
-    let (result, cache_warning) = runtime::with_verdicts(oracle, r.cache_dir.as_deref(), identity, |oracle| {
-        reduce(&r.frontend, &r.text, oracle, &r.options, pipeline, &mut reporter)
-    });
+    let (result, cache_warning) =
+        runtime::with_verdicts(oracle, r.cache_dir.as_deref(), identity, |oracle| reduce(&r.frontend, &r.text, oracle, &r.options, pipeline, &mut reporter));
     reporter.finish();
     drop(reporter);
     if let Some(w) = cache_warning {

@@ -9,7 +9,7 @@ use std::fs;
 use std::process::Command;
 
 const PROGRAM: &str = "int unused_a(int x) { return x * 2; }\nstruct pair { int a; int b; };\nint helper(int q) { int t = q + 1; return t; }\nint main(void) {\n  struct pair p = {1, 2};\n  int k = helper(p.a) + p.b;\n  return k + undeclared_thing;\n}\n";
-const TEST: &str = "gcc -fsyntax-only -x c \"$1\" 2>&1 | grep -q \"'undeclared_thing' undeclared\"\n";
+const TEST: &str = "LC_ALL=C gcc -fsyntax-only -x c \"$1\" 2>&1 | grep -q \"'undeclared_thing' undeclared\"\n";
 
 #[test]
 fn the_event_stream_follows_the_run_and_ends_with_the_stats() {

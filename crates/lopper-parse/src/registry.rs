@@ -12,11 +12,8 @@ use crate::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_n
 use std::path::{Path, PathBuf};
 
 /// The grammar files shipped with lopper, built into the binary so it works anywhere.
-const SHIPPED_PEST: &[(&str, &str)] = &[
-    ("json", include_str!("../grammars/json.pest")),
-    ("smtlib", include_str!("../grammars/smtlib.pest")),
-    ("lua", include_str!("../grammars/lua.pest")),
-];
+const SHIPPED_PEST: &[(&str, &str)] =
+    &[("json", include_str!("../grammars/json.pest")), ("smtlib", include_str!("../grammars/smtlib.pest")), ("lua", include_str!("../grammars/lua.pest"))];
 
 /// Why no language could be chosen.
 #[derive(Debug, thiserror::Error)]

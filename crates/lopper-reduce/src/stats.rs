@@ -134,8 +134,8 @@ pub trait Progress {
     /// before any candidate.
     fn started(&mut self, _stats: &Stats) {}
 
-    /// The pass `pass` stopped running (another one starts, or the reduction ends); its
-    /// counts so far, summed over every time it ran.
+    /// The pass `pass` stopped running (another one starts); its counts so far, summed
+    /// over every time it ran. At the end, once for every pass, with its final counts.
     fn pass_ended(&mut self, _pass: &PassStats) {}
 }
 
