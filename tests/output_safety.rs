@@ -294,3 +294,18 @@ fn a_hundred_thousand_nested_parentheses_reduce_without_a_stack_overflow() {
     let result = fs::read_to_string(case.path("out.c")).unwrap();
     assert!(result.contains("return") && !result.contains('('), "{result}");
 }
+
+#[test]
+fn a_million_nested_json_brackets_are_refused_in_one_short_line() {
+    // pest recurses per level and gives up where the stack ends: exit 3 with the position
+    // and pest's message, not the 2,000,000-character line.
+    let depth = 1_000_000;
+    let src = format!("{}{}\n", "[".repeat(depth), "]".repeat(depth));
+    let case = Case::new("deep.json", &src, "grep -q '\\[\\[' \"$1\"");
+    let out = case.lopper(&["--no-cache"]);
+    assert_exit(&out, 3);
+    let err = stderr(&out);
+    assert!(err.len() < 300, "{}", &err[..err.len().min(600)]);
+    assert!(err.contains("stack limit reached") && err.contains(" --> 1:"), "{err}");
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), src, "the input is untouched");
+}
