@@ -124,7 +124,7 @@ fn undefined_symbols_are_reported_with_their_rule() {
 #[test]
 fn the_vendored_grammars_normalize() {
     for (lang, start) in [("c", "translation_unit"), ("java", "program"), ("javascript", "program")] {
-        let path = format!("{}/../../grammars/{lang}/grammar.json", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/../lopper-parse/grammars/{lang}/grammar.json", env!("CARGO_MANIFEST_DIR"));
         let g = load_tree_sitter_json(&std::fs::read_to_string(path).unwrap()).unwrap();
         let pnf = normalize(&g).unwrap();
         assert_eq!(pnf.symbol(pnf.start).name, start);
