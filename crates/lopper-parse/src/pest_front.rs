@@ -151,7 +151,8 @@ fn build(pnf: &PnfGrammar, pair: Pair<'_, &str>, slot: Option<SymbolId>, b: &mut
 }
 
 /// Rejects a Kleene star or plus whose element can match empty text once lexical rules are
-/// taken as pest runs them (normalization sees them as tokens that always consume).
+/// taken as pest runs them (normalization sees them as tokens that always consume), and
+/// `WHITESPACE` or `COMMENT` rules that can (pest repeats them between tokens).
 fn check_repetitions(file: &PestGrammar, pnf: &PnfGrammar) -> Result<(), GrammarError> {
     let seed: Vec<bool> = pnf
         .symbols
@@ -162,6 +163,15 @@ fn check_repetitions(file: &PestGrammar, pnf: &PnfGrammar) -> Result<(), Grammar
             _ => false,
         })
         .collect();
+    // pest repeats the trivia rules between tokens: one that can match empty text loops.
+    for name in ["WHITESPACE", "COMMENT"] {
+        if file.rules.get(name).is_some_and(|r| pest_nullable(&r.expr, &file.rules)) {
+            return Err(GrammarError::Unsupported {
+                rule: name.to_string(),
+                what: "it can match empty text, and pest repeats it between tokens, so parsing would never end; make it match at least one character".into(),
+            });
+        }
+    }
     let nullable = nullable_from(&pnf.symbols, seed);
     for s in &pnf.symbols {
         if let PnfRule::Star(x) | PnfRule::Plus(x) = s.rule {

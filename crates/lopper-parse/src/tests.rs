@@ -320,3 +320,18 @@ fn a_syntax_error_on_a_very_long_line_names_the_position_without_quoting_the_lin
     let Err(e) = f.parse("[1, 2,, 3]\n") else { panic!("a syntax error") };
     assert!(e.to_string().contains("[1, 2,, 3]"), "{e}");
 }
+
+/// Found by the fuzz tests: a `WHITESPACE` rule that can match empty text made pest loop
+/// forever between tokens; such a grammar is refused, naming the rule.
+#[test]
+fn trivia_that_can_match_empty_text_is_refused() {
+    let json = include_str!("../grammars/json.pest");
+    for (rule, bad) in [("WHITESPACE", "WHITESPACE = _{ \" \" | \"\" }"), ("COMMENT", "COMMENT = _{ \"#\"? }")] {
+        let text = format!("{json}\n{bad}\n")
+            .replace("WHITESPACE = _{ \" \" | \"\\t\" | \"\\r\" | \"\\n\" }", if rule == "WHITESPACE" { "" } else { "WHITESPACE = _{ \" \" }" });
+        let err = Frontend::from_pest("json", &text).err().unwrap_or_else(|| panic!("{rule} accepted:\n{text}")).to_string();
+        assert!(err.contains(rule) && err.contains("empty text"), "{err}");
+    }
+    // The shipped grammar itself still loads and parses.
+    Frontend::from_pest("json", json).unwrap().parse("{\"a\": [1, 2]}").unwrap();
+}

@@ -91,7 +91,11 @@ fn within<T: Send + 'static>(limit: Duration, what: String, f: impl FnOnce() -> 
     }
 }
 
-const LIMIT: Duration = Duration::from_secs(120);
+/// The watchdog's bound per case: `LOPPER_FUZZ_LIMIT` seconds, default 120 (far above any
+/// case's time; a smaller one finds slow cases).
+fn limit() -> Duration {
+    Duration::from_secs(std::env::var("LOPPER_FUZZ_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(120))
+}
 
 /// Parses `text` and checks that the tree renders it back; the parse may refuse it.
 fn parses_and_renders(f: &Frontend, text: &str) -> Result<(), String> {
@@ -200,7 +204,7 @@ proptest! {
         let (name, grammar, src) = PEST[which];
         let mutated = mutate(grammar, &ms);
         let what = format!("{name}.pest mutated by {ms:?}");
-        let r = within(LIMIT, what.clone(), move || match Frontend::from_pest(name, &mutated) {
+        let r = within(limit(), what.clone(), move || match Frontend::from_pest(name, &mutated) {
             Ok(f) => parses_and_renders(&f, src).map(|()| {
                 let _ = f.syntax_errors(src);
             }),
@@ -227,7 +231,7 @@ proptest! {
             text.truncate(end);
         }
         let what = format!("{} grammar.json, value {at} mutated ({how}, from {from}, cut {truncate}/{cut})", lang.name());
-        let r = within(LIMIT, what.clone(), move || match Frontend::from_tree_sitter(lang.name(), &text, lang.tree_sitter()) {
+        let r = within(limit(), what.clone(), move || match Frontend::from_tree_sitter(lang.name(), &text, lang.tree_sitter()) {
             Ok(f) => parses_and_renders(&f, program(lang)),
             Err(_) => Ok(()),
         });
@@ -244,7 +248,7 @@ proptest! {
         };
         let mutated = mutate(src, &ms);
         let what = format!("{name} program mutated by {ms:?}");
-        let r = within(LIMIT, what.clone(), move || {
+        let r = within(limit(), what.clone(), move || {
             let f = match Language::ALL.get(which) {
                 Some(&l) => Frontend::new(l).unwrap(),
                 None => Frontend::from_pest(name, PEST[which - Language::ALL.len()].1).unwrap(),
