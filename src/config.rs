@@ -149,8 +149,9 @@ impl Reduction {
         let output = Output::plan(&file, &encoding.encode(&text), a.output.as_deref(), script, &output::ReductionLog::default_dir())
             .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
             .with_encoding(encoding);
-        for path in a.stats.iter().chain(a.events.iter().filter(|p| p.as_os_str() != "-")) {
-            output::check_writable_dir(path).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        let sides = a.stats.iter().map(|p| ("--stats", p)).chain(a.events.iter().filter(|p| p.as_os_str() != "-").map(|p| ("--events", p)));
+        for (option, path) in sides {
+            output::check_side_file(option, path, &file, script, a.output.as_deref()).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
         }
         if a.timeout.is_some_and(|t| !t.is_finite() || t <= 0.0) {
             return Err(Fail(exit::USAGE, "--timeout must be a positive number of seconds".into()));

@@ -44,6 +44,16 @@ pub enum OutputError {
     /// Writing the result or the backup failed.
     #[error("cannot write {0}: {1}")]
     Write(PathBuf, std::io::Error),
+    /// `--stats` or `--events` names the input, the test or the `-o` output.
+    #[error("{option} {path} is {what}; give another path")]
+    Clash {
+        /// The option (`--stats`, `--events`).
+        option: &'static str,
+        /// Its path.
+        path: PathBuf,
+        /// What it would overwrite ("the input file", …).
+        what: &'static str,
+    },
     /// Another lopper reduces the same file in place.
     #[error("{0} is being reduced in place by another lopper ({1}); wait for it to finish, or give -o OUT")]
     Busy(PathBuf, String),
@@ -124,6 +134,26 @@ pub fn check_writable_dir(path: &Path) -> Result<(), OutputError> {
     }
     // The probe's own name in tempfile's message would only confuse: keep the error kind.
     tempfile::Builder::new().prefix(".lopper-probe").tempfile_in(dir).map(drop).map_err(|e| fail(e.kind().into()))
+}
+
+/// Checks that `option`'s `path` (`--stats`, `--events`) is none of the files the run reads
+/// or writes (`input`, `test`, `out`: the same path, or the same file after links) and that
+/// its directory is writable.
+///
+/// # Errors
+/// [`OutputError::Clash`] or [`OutputError::Directory`]; nothing is written.
+pub fn check_side_file(option: &'static str, path: &Path, input: &Path, test: Option<&Path>, out: Option<&Path>) -> Result<(), OutputError> {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let meta = fs::metadata(path).ok();
+    let files = [(Some(input), "the input file"), (test, "the interestingness test"), (out, "the -o output")];
+    for (file, what) in files {
+        let Some(file) = file else { continue };
+        let same = absolute(file) == absolute(path) || meta.as_ref().zip(fs::metadata(file).ok()).is_some_and(|(a, b)| same_file(a, &b));
+        if same {
+            return Err(OutputError::Clash { option, path: path.to_path_buf(), what });
+        }
+    }
+    check_writable_dir(path)
 }
 
 fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {

@@ -103,3 +103,19 @@ fn a_binary_copied_outside_the_tree_reduces_with_built_in_languages_only() {
     assert!(case.passes(&case.program), "{reduced}");
     assert!(tokens(Language::C, &reduced) < tokens(Language::C, PROGRAM) / 2, "{reduced}");
 }
+
+#[test]
+fn events_or_stats_naming_the_input_or_the_test_are_refused_before_any_test() {
+    let case = Case::new("p.c", PROGRAM, "touch \"$(dirname \"$0\")/ran\"; exit 0\n");
+    for (option, path, what) in [("--events", &case.program, "the input file"), ("--stats", &case.test, "the interestingness test")] {
+        let out = case.lopper(&[option, path.to_str().unwrap()]);
+        assert_exit(&out, 8);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(option) && err.contains(what), "{err}");
+    }
+    let out = case.lopper(&["-o", case.path("out.c").to_str().unwrap(), "--events", case.path("out.c").to_str().unwrap()]);
+    assert_exit(&out, 8);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the -o output"));
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), PROGRAM);
+    assert!(!case.path("ran").exists(), "no test may run");
+}
