@@ -335,3 +335,20 @@ fn trivia_that_can_match_empty_text_is_refused() {
     // The shipped grammar itself still loads and parses.
     Frontend::from_pest("json", json).unwrap().parse("{\"a\": [1, 2]}").unwrap();
 }
+
+/// Found by the fuzz tests: lua.pest with `REPEAT = @{ name_char }` backtracks
+/// exponentially in nested blocks (each level doubled the time); pest's call limit, scaled
+/// by the input's size, turns that into a refusal naming the limit.
+#[test]
+fn exponential_backtracking_ends_in_a_refusal() {
+    let lua = include_str!("../grammars/lua.pest");
+    let bad = lua.replace("REPEAT = @{ \"repeat\" ~ !name_char }", "REPEAT = @{ name_char }");
+    assert_ne!(bad, lua);
+    let f = Frontend::from_pest("lua", &bad).unwrap();
+    let src = "local function f(a) if a then if a then if a then return a end end end end\n";
+    let Err(err) = f.parse(src) else { panic!("parsed with the exponential grammar") };
+    let err = err.to_string();
+    assert!(err.contains("call limit reached"), "{err}");
+    // The shipped grammar parses it.
+    Frontend::from_pest("lua", lua).unwrap().parse(src).unwrap();
+}

@@ -4,7 +4,9 @@
 //! reduction tests has no more syntax errors than the program it started from.
 //!
 //! The number of cases per property is `LOPPER_FUZZ_CASES` (default 300, CI's fixed budget
-//! of about 30 s in a debug build); `benches/fuzz.sh` runs a longer one in a release build.
+//! of about 20 s in a debug build, with a fixed seed); `benches/fuzz.sh` runs a longer one
+//! with random seeds in a release build. `LOPPER_FUZZ_LIMIT` and `LOPPER_FUZZ_TRACE` help
+//! find slow or crashing cases.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -77,6 +79,11 @@ fn mutate(text: &str, ms: &[Mutation]) -> String {
 /// Runs `f` on a thread with a large stack; fails the test if it panics or takes longer
 /// than `limit` (a hang: the bound is far above any case's time).
 fn within<T: Send + 'static>(limit: Duration, what: String, f: impl FnOnce() -> T + Send + 'static) -> T {
+    // With LOPPER_FUZZ_TRACE set, each case is named before it runs: the last line names
+    // the one that took the process down (an allocation that failed, say).
+    if std::env::var_os("LOPPER_FUZZ_TRACE").is_some() {
+        eprintln!("case: {what}");
+    }
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
         .stack_size(256 << 20)
@@ -194,8 +201,19 @@ fn cases() -> u32 {
     std::env::var("LOPPER_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
 }
 
+/// The random seed: `LOPPER_FUZZ_SEED` (a number, or `random`), default 0, so that the test
+/// suite checks the same cases on every run; `benches/fuzz.sh` draws new ones.
+fn seed() -> proptest::test_runner::RngSeed {
+    use proptest::test_runner::RngSeed;
+    match std::env::var("LOPPER_FUZZ_SEED").ok().as_deref() {
+        Some("random") => RngSeed::Random,
+        Some(n) => RngSeed::Fixed(n.parse().expect("LOPPER_FUZZ_SEED: a number or `random`")),
+        None => RngSeed::Fixed(0),
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), rng_seed: seed(), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// A mutated pest grammar loads or is refused with an error; a loaded one parses (or
     /// refuses) its sample program, and renders what it parses.
