@@ -36,25 +36,49 @@ pub struct Status {
     pub round: usize,
 }
 
+/// What the `start` event says.
+#[derive(Clone, Debug, Serialize)]
+pub struct Start {
+    /// FILE as given.
+    pub file: String,
+    /// The language's name.
+    pub language: String,
+    /// The original's tokens (known once it is parsed).
+    pub tokens: usize,
+    /// The original's bytes (as the test sees them).
+    pub bytes: usize,
+    /// The interestingness test (a script's path, or `sh -c '…'`).
+    pub test: String,
+    /// Tests run at once.
+    pub jobs: usize,
+}
+
+/// A pass's counts, summed over every time it ran: each `pass` event, and each entry of
+/// `--stats`' `passes`.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct PassCounts {
+    /// Tests run for its variants.
+    pub tests: usize,
+    /// Variants accepted.
+    pub accepted: usize,
+    /// Wall seconds it ran.
+    pub seconds: f64,
+    /// Of those, seconds in tests.
+    pub test_seconds: f64,
+}
+
+impl From<&lopper_reduce::PassStats> for PassCounts {
+    fn from(p: &lopper_reduce::PassStats) -> PassCounts {
+        PassCounts { tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds }
+    }
+}
+
 /// One line of the event stream.
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// The original passed its sanity runs and was parsed; before the first candidate.
-    Start {
-        /// FILE as given.
-        file: String,
-        /// The language's name.
-        language: String,
-        /// The original's tokens.
-        tokens: usize,
-        /// The original's bytes (as the test sees them).
-        bytes: usize,
-        /// The interestingness test (a script's path, or `sh -c '…'`).
-        test: String,
-        /// Tests run at once.
-        jobs: usize,
-    },
+    Start(Start),
     /// A smaller interesting program was found (and written). Its `seconds`, `tokens` and
     /// `bytes` are the `progress` point `--stats` lists for it.
     NewBest(Status),
@@ -63,14 +87,9 @@ pub enum Event {
     Pass {
         /// The pass's name, as `--stats`' `passes` has it.
         pass: String,
-        /// Tests run for its variants.
-        tests: usize,
-        /// Variants accepted.
-        accepted: usize,
-        /// Wall seconds it ran.
-        seconds: f64,
-        /// Of those, seconds in tests.
-        test_seconds: f64,
+        /// Its counts.
+        #[serde(flatten)]
+        counts: PassCounts,
     },
     /// Something the user should know; the reduction goes on.
     Warning {

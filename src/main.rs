@@ -405,9 +405,10 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         );
     }
     let pipeline = r.pipeline(oracle.timeout(), interrupt).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
-    let start = report::StartInfo {
+    let start = events::Start {
         file: r.file.display().to_string(),
         language: r.frontend.name().to_string(),
+        tokens: 0,
         bytes: r.encoding.encode(&r.text).len(),
         test: r.test_name.clone(),
         jobs: r.jobs,

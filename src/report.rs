@@ -4,33 +4,19 @@
 //! [`Status`]; `--stats` is the `end` event's object.
 
 use crate::config::{Reduction, Verbosity};
-use crate::events::{Event, Events, Status};
+use crate::events::{Event, Events, PassCounts, Start, Status};
 use crate::output::Output;
 use lopper_reduce::oracle::Wasted;
 use lopper_reduce::{Algorithm, GrammarCheck, Outcome, PassStats, Progress, Stats};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-/// What the `start` event says besides the token count.
-pub struct StartInfo {
-    /// FILE as given.
-    pub file: String,
-    /// The language's name.
-    pub language: String,
-    /// The original's bytes.
-    pub bytes: usize,
-    /// The test, as the start line names it.
-    pub test: String,
-    /// Tests at once.
-    pub jobs: usize,
-}
-
 /// Listens to the reducer: keeps every new best on disk through [`Output`], shows progress
 /// and writes the event stream.
 pub struct Reporter<'a> {
     output: &'a mut Output,
     events: &'a mut Events,
-    start: StartInfo,
+    start: Start,
     bar: Option<indicatif::ProgressBar>,
     verbosity: Verbosity,
     started: Instant,
@@ -43,7 +29,7 @@ const LOG_EVERY: Duration = Duration::from_secs(2);
 impl<'a> Reporter<'a> {
     /// A reporter writing bests to `output` and events to `events`; a live line on a
     /// terminal unless quiet.
-    pub fn new(output: &'a mut Output, events: &'a mut Events, start: StartInfo, verbosity: Verbosity) -> Reporter<'a> {
+    pub fn new(output: &'a mut Output, events: &'a mut Events, start: Start, verbosity: Verbosity) -> Reporter<'a> {
         let bar = (std::io::stderr().is_terminal() && verbosity != Verbosity::Quiet).then(|| {
             let b = indicatif::ProgressBar::new_spinner();
             b.set_style(indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("a valid template"));
@@ -124,21 +110,12 @@ impl Progress for Reporter<'_> {
     }
 
     fn started(&mut self, stats: &Stats) {
-        let s = &self.start;
-        let event = Event::Start {
-            file: s.file.clone(),
-            language: s.language.clone(),
-            tokens: stats.tokens_before,
-            bytes: s.bytes,
-            test: s.test.clone(),
-            jobs: s.jobs,
-        };
-        self.events.emit(&event);
+        self.start.tokens = stats.tokens_before;
+        self.events.emit(&Event::Start(self.start.clone()));
     }
 
     fn pass_ended(&mut self, p: &PassStats) {
-        let event = Event::Pass { pass: p.name.clone(), tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds };
-        self.events.emit(&event);
+        self.events.emit(&Event::Pass { pass: p.name.clone(), counts: p.into() });
     }
 }
 
@@ -232,14 +209,6 @@ struct StatsReport<'a> {
     stats: &'a Stats,
 }
 
-#[derive(serde::Serialize)]
-struct PassReport {
-    tests: usize,
-    accepted: usize,
-    seconds: f64,
-    test_seconds: f64,
-}
-
 /// The `--stats` object for `outcome`: the run's identity, then every [`Stats`] field (the
 /// `end` event's fields too).
 pub fn stats_report(r: &Reduction, outcome: &Outcome, wasted: Wasted, sanity_runs: usize) -> serde_json::Map<String, serde_json::Value> {
@@ -257,14 +226,7 @@ pub fn stats_report(r: &Reduction, outcome: &Outcome, wasted: Wasted, sanity_run
         preempted_runs: wasted.preempted,
         sanity_runs,
         invalid_share: outcome.stats.invalid_share(),
-        passes: s
-            .pass_stats
-            .iter()
-            .map(|p| {
-                let report = PassReport { tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds };
-                (p.name.clone(), serde_json::to_value(report).expect("pass stats serialize"))
-            })
-            .collect(),
+        passes: s.pass_stats.iter().map(|p| (p.name.clone(), serde_json::to_value(PassCounts::from(p)).expect("pass stats serialize"))).collect(),
         stats: s,
     };
     match serde_json::to_value(report).expect("stats serialize") {
