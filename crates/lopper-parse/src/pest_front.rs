@@ -20,13 +20,6 @@ use std::collections::HashSet;
 /// took 3.5 s on a 47-byte program and doubled its time with each nested block).
 const CALLS_PER_BYTE: usize = 20_000;
 
-/// Bounds the next parse's cumulative pest calls by the size of `text` (pest then fails
-/// with "call limit reached"). pest's limit is process-wide and read when a parse starts;
-/// concurrent parses are of candidates of about the same size.
-fn limit_calls(text: &str) {
-    pest::set_call_limit(std::num::NonZeroUsize::new(CALLS_PER_BYTE.saturating_mul(text.len().max(1024))));
-}
-
 /// The wrapper rule: `SOI ~ start ~ EOI`. Not a valid pest identifier, so no clash.
 const FILE_RULE: &str = "<file>";
 
@@ -90,15 +83,21 @@ impl PestBackend {
 
     /// Whether `text` parses (pest's error message, with line and column, if not).
     pub(crate) fn check(&self, text: &str) -> Result<(), ParseError> {
-        limit_calls(text);
-        self.vm.parse(FILE_RULE, text).map(|_| ()).map_err(syntax_error)
+        self.run(text).map(|_| ())
+    }
+
+    /// pest_vm's pairs for `text`, its cumulative calls bounded by the size of `text`
+    /// (pest then fails with "call limit reached"). pest's limit is process-wide and read
+    /// when a parse starts; concurrent parses are of candidates of about the same size.
+    fn run<'a>(&'a self, text: &'a str) -> Result<pest::iterators::Pairs<'a, &'a str>, ParseError> {
+        pest::set_call_limit(std::num::NonZeroUsize::new(CALLS_PER_BYTE.saturating_mul(text.len().max(1024))));
+        self.vm.parse(FILE_RULE, text).map_err(syntax_error)
     }
 
     /// Parses `text` into the PNF tree; with `plain`, every inner node is opaque (the plain
     /// parse tree HDD works on).
     pub(crate) fn parse(&self, pnf: &PnfGrammar, text: &str, plain: bool) -> Result<(Tree, MatchStats), ParseError> {
-        limit_calls(text);
-        let pairs = self.vm.parse(FILE_RULE, text).map_err(syntax_error)?;
+        let pairs = self.run(text)?;
         let mut b = TreeBuilder::new(text.to_string());
         let mut stats = MatchStats::default();
         let mut root = None;
