@@ -14,6 +14,8 @@ use std::time::Duration;
 use lopper_parse::{Frontend, Language};
 use lopper_reduce::{reduce, Options, Pipeline};
 use lopper_tree::{EditSet, RenderOptions};
+mod common;
+use common::needle;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -113,16 +115,6 @@ fn parses_and_renders(f: &Frontend, text: &str) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Two adjacent non-space characters of `src` (the `at`-th pair), else all of it.
-fn needle(src: &str, at: usize) -> String {
-    let chars: Vec<char> = src.chars().collect();
-    let pairs: Vec<String> = chars.windows(2).filter(|w| !w[0].is_whitespace() && !w[1].is_whitespace()).map(|w| w.iter().collect()).collect();
-    if pairs.is_empty() {
-        return src.to_string();
-    }
-    pairs[at % pairs.len()].clone()
 }
 
 /// Reduces `src` with the built-in passes, keeping candidates that contain `needle`; every

@@ -5,6 +5,8 @@
 
 use lopper_parse::Frontend;
 use lopper_reduce::{reduce, GrammarCheck, Options, Pipeline};
+mod common;
+use common::needle;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -41,17 +43,6 @@ fn json_value() -> impl Strategy<Value = Value> {
             prop::collection::btree_map("[a-z]{1,3}", inner, 0..5).prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
-}
-
-/// A needle: two adjacent non-space characters of `src`, the `at`-th such pair (modulo
-/// their number), or the whole text when it has none.
-fn needle(src: &str, at: usize) -> String {
-    let chars: Vec<char> = src.chars().collect();
-    let pairs: Vec<String> = chars.windows(2).filter(|w| !w[0].is_whitespace() && !w[1].is_whitespace()).map(|w| w.iter().collect()).collect();
-    if pairs.is_empty() {
-        return src.to_string();
-    }
-    pairs[at % pairs.len()].clone()
 }
 
 const SMT_PROGRAM: &str = "(set-logic QF_LIA)\n(declare-const x Int)\n(declare-fun f (Int Int) Int)\n(define-fun g ((a Int)) Int (+ a 1))\n(assert (> (f x 2) (g x)))\n(assert (let ((y (* x 3))) (or (= y 4) (distinct y 5 6))))\n(assert (! (< x 10) :named lt))\n(push 1)\n(check-sat)\n(get-value (x (g 2)))\n(pop 1)\n(exit)\n";
