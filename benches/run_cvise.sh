@@ -14,6 +14,7 @@ out=$(mkdir -p "${2:-$root/target/cvise}" && cd "${2:-$root/target/cvise}" && pw
 filter=${3:-}
 budget=${BUDGET:-1800}
 command -v cvise >/dev/null || { echo "cvise not found: apt-get install cvise" >&2; exit 1; }
+. "$root/benches/peer.sh"
 for case in "$corpus"/*/; do
   name=$(basename "$case")
   [ -f "$case/interesting.sh" ] || continue
@@ -25,13 +26,5 @@ for case in "$corpus"/*/; do
   # C-Vise runs the test with no argument, in a copy of the file under its own name.
   printf '#!/bin/bash\nexec %q %q\n' "$case/interesting.sh" "$base" > "$work/test.sh"
   chmod +x "$work/test.sh"
-  start=$(date +%s.%N)
-  set +e
-  (cd "$work" && timeout -s INT "$budget" cvise --n 2 ./test.sh "$base" > cvise.log 2>&1)
-  rc=$?
-  set -e
-  wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
-  tokens=$(python3 "$corpus/_tools/count_tokens.py" "$work/$base" | awk '{print $1}')
-  if "$case/interesting.sh" "$work/$base"; then passes=yes; else passes=no; fi
-  echo "$name $rc $wall $tokens $passes" | tee -a "$out/status.txt"
+  peer_run "$corpus" "$out" "$budget" "$case" "$work" "$base" cvise.log cvise --n 2 ./test.sh "$base"
 done

@@ -16,17 +16,10 @@ filter=${3:-rust}
 budget=${BUDGET:-1800}
 tr=${TREEREDUCE:-treereduce-rust}
 command -v "$tr" >/dev/null || { echo "$tr not found: cargo install treereduce-rust" >&2; exit 1; }
+. "$root/benches/peer.sh"
 for case in "$corpus"/rust-*/; do
   name=$(basename "$case")
   [[ "$name" == *"$filter"* ]] || continue
   work="$out/$name"; rm -rf "$work"; mkdir -p "$work"
-  start=$(date +%s.%N)
-  set +e
-  (cd "$work" && timeout -s INT "$budget" "$tr" -j 2 -s "$case/input.rs" -o result.rs -- "$case/interesting.sh" @@ > treereduce.log 2>&1)
-  rc=$?
-  set -e
-  wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
-  tokens=$(python3 "$corpus/_tools/count_tokens.py" "$work/result.rs" | awk '{print $1}')
-  if "$case/interesting.sh" "$work/result.rs"; then passes=yes; else passes=no; fi
-  echo "$name $rc $wall $tokens $passes" | tee -a "$out/status.txt"
+  peer_run "$corpus" "$out" "$budget" "$case" "$work" result.rs treereduce.log "$tr" -j 2 -s "$case/input.rs" -o result.rs -- "$case/interesting.sh" @@
 done
