@@ -65,7 +65,7 @@ pub struct ReduceArgs {
     /// The passes, comma-separated, from the registry (see --list-passes): `unused` (the
     /// list elements that declare a name used nowhere else, minimized together; part of
     /// each Perses round), `perses` (Perses' list deletion and replacement), the passes
-    /// past 1-minimality (`identifiers`, `literals`, `inline`, `aliases`, `params`, `subtrees`,
+    /// past 1-minimality (`identifiers`, `literals`, `inline`, `aliases`, `bodies`, `params`, `subtrees`,
     /// `tokens`), `clang_delta` (C-Vise's clang_delta transformations, for C, when
     /// installed) and `layout` (the result laid out readably). Each runs in its group:
     /// `main` ones every round of the global fixpoint in the order given, `last` ones once

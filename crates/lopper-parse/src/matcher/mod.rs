@@ -80,7 +80,11 @@ impl<'a> Conv<'a> {
             if n.is_error() {
                 self.stats.syntax_errors += 1;
             }
-            return Some(self.b.token(candidates.first().copied(), slot, start..end));
+            // A leaf's symbol: the parent's choice, or the first of its kind whose literals
+            // (if it is an alias of keywords) hold its text.
+            let text = &self.src[start..end];
+            let sym = known.or_else(|| candidates.iter().copied().find(|&s| fits(self.g, s, text)));
+            return Some(self.b.token(sym.or(candidates.first().copied()), slot, start..end));
         }
         let items = self.items(n);
         if n.is_error() {
@@ -114,7 +118,7 @@ impl<'a> Conv<'a> {
     /// built. `None` when no rule matches; `Some(None)` when the match is empty.
     fn match_rules(&mut self, candidates: &[SymbolId], items: &[Item], slot: Option<SymbolId>) -> Option<Option<NodeId>> {
         for &sym in candidates {
-            let mut m = Matcher::new(self.g, self.kinds, items, self.spare.pop().unwrap_or_default());
+            let mut m = Matcher::new(self.g, self.kinds, self.src, items, self.spare.pop().unwrap_or_default());
             let matched = m.top_ends(sym, 0).contains(&(items.len() as u32));
             let id = matched.then(|| m.build_top(self, sym, items.len() as u32));
             self.spare.push(m.t.reset());
@@ -145,7 +149,7 @@ impl<'a> Conv<'a> {
             let mut matchers = Vec::new();
             let mut all = true;
             for run in &runs {
-                let mut m = Matcher::new(self.g, self.kinds, run, self.spare.pop().unwrap_or_default());
+                let mut m = Matcher::new(self.g, self.kinds, self.src, run, self.spare.pop().unwrap_or_default());
                 all &= run.is_empty() || m.expand(sym, 0).contains(&(run.len() as u32));
                 matchers.push(m);
             }
@@ -211,8 +215,32 @@ impl<'a> Conv<'a> {
 struct Matcher<'g, 'i, 't> {
     g: &'g PnfGrammar,
     kinds: &'g [u16],
+    src: &'g str,
     items: &'i [Item<'t>],
     t: Tables,
+}
+
+/// Whether a token with `text` may be of symbol `sym`: unless `sym` is an alias of a choice
+/// of literals (tree-sitter-go's `alias(choice('new', 'make'), $.identifier)`), whose
+/// tokens are those literals only, any token of its kind may.
+fn fits(g: &PnfGrammar, sym: SymbolId, text: &str) -> bool {
+    let mut s = sym;
+    // Through the alias's own rule (`identifier@x ::= x`) to the choice.
+    for _ in 0..4 {
+        match &g.symbol(s).rule {
+            PnfRule::Regular(alts) if alts.len() == 1 && alts[0].len() == 1 => s = alts[0][0],
+            _ => break,
+        }
+    }
+    let PnfRule::Regular(alts) = &g.symbol(s).rule else { return true };
+    let literal = |a: &Vec<SymbolId>| match a.as_slice() {
+        [t] => match &g.symbol(*t).rule {
+            PnfRule::Terminal(Terminal::Str(x)) => Some(x.as_str()),
+            _ => None,
+        },
+        _ => None,
+    };
+    alts.is_empty() || !alts.iter().all(|a| literal(a).is_some()) || alts.iter().any(|a| literal(a) == Some(text))
 }
 
 /// Whether `it` is a CST node of kind `k`, whose tree-sitter id is `id` (0: none in the
@@ -223,8 +251,8 @@ fn cst_matches(it: &Item, k: &CstKind, id: u16) -> bool {
 }
 
 impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
-    fn new(g: &'g PnfGrammar, kinds: &'g [u16], items: &'i [Item<'t>], t: Tables) -> Self {
-        Matcher { g, kinds, items, t }
+    fn new(g: &'g PnfGrammar, kinds: &'g [u16], src: &'g str, items: &'i [Item<'t>], t: Tables) -> Self {
+        Matcher { g, kinds, src, items, t }
     }
 
     /// The symbol whose rule the node's own children match: an alias of a visible rule
@@ -256,7 +284,10 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
     fn ends(&mut self, sym: SymbolId, pos: u32) -> Ends {
         let s = self.g.symbol(sym);
         if let Some(k) = &s.cst {
-            let hit = self.items.get(pos as usize).is_some_and(|it| cst_matches(it, k, self.kinds[sym as usize]));
+            let hit = self.items.get(pos as usize).is_some_and(|it| {
+                cst_matches(it, k, self.kinds[sym as usize])
+                    && matches!(it, Item::Child(c) if c.child_count() > 0 || fits(self.g, sym, &self.src[c.start_byte()..c.end_byte()]))
+            });
             return if hit { Ends::one(pos + 1) } else { Ends::NONE };
         }
         match &s.rule {

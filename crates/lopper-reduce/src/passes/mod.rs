@@ -17,13 +17,14 @@
 //! pipeline's registry lists them): [`identifiers`] and [`literals`] (T-Rec's lexical
 //! canonicalization, Vulcan's identifier replacement), [`inline`] (a short definition
 //! inlined where its name is used), [`aliases`] (type aliases inlined whatever their
-//! length), [`params`] (a local declaration moved into the
+//! length), [`bodies`] (a one-expression function inlined at its uses), [`params`] (a local declaration moved into the
 //! parameter list), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
 //! out readably, once, after the fixpoint.
 
 pub mod aliases;
+pub mod bodies;
 pub mod external;
 pub mod identifiers;
 pub mod inline;

@@ -589,3 +589,35 @@ fn type_aliases_of_any_length_are_inlined_in_every_language_that_has_them() {
         }
     }
 }
+
+#[test]
+fn one_expression_functions_are_inlined_at_their_calls_and_value_uses() {
+    let cases: [(Language, &str, &[&str]); 4] = [
+        // A function used as a value (`g`) and one that refers to itself (left alone).
+        (
+            Language::Rust,
+            "fn f() -> impl A { g }\nfn g() -> impl A { D(f) }\nfn r() -> u8 { r() }\n",
+            &["\nfn g() -> impl A { D(g) }\nfn r() -> u8 { r() }\n", "fn f() -> impl A { D(f) }\n\nfn r() -> u8 { r() }\n"],
+        ),
+        // A call `g ()` as a whole; a function with parameters or statements is left alone.
+        (
+            Language::C,
+            "int g() { return 1 + 2; }\nint h(int x) { return x; }\nint k() { h(1); return 2; }\nint main() { return g () * h(3) + k(); }\n",
+            &["\nint h(int x) { return x; }\nint k() { h(1); return 2; }\nint main() { return 1 + 2 * h(3) + k(); }\n"],
+        ),
+        (
+            Language::Go,
+            "package p\n\nfunc g() int { return len(\"ab\") }\n\nfunc h() { println(g()) }\n",
+            &["package p\n\n\n\nfunc h() { println(len(\"ab\")) }\n"],
+        ),
+        (Language::JavaScript, "function g() { return x.y; }\nconsole.log(g(), g);\n", &["\nconsole.log(x.y, x.y);\n"]),
+    ];
+    for (lang, src, expected) in cases {
+        let f = Frontend::new(lang).unwrap();
+        let got = variants(&f, &mut bodies::Bodies::default(), src);
+        assert_eq!(got, expected, "{lang:?}");
+        for v in &got {
+            assert_eq!(f.syntax_errors(v).unwrap(), 0, "{lang:?}: {v}");
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! The reduction pipeline: [`reduce`] tests the original, parses it, drops its comments
 //! when the test allows, and runs the algorithm — a baseline, or the [`Pipeline`]'s
 //! groups: `first` once, `main` to the global fixpoint, `last` once (the layout step).
+//! Comments the test needed at the start are tried once more after the global fixpoint.
 //!
 //! The global fixpoint runs the main group's stages in order — Perses (with the unused
 //! search in its rounds when the pipeline has it) and runs of consecutive passes in
@@ -121,12 +122,7 @@ fn stages(steps: Vec<Step>) -> Vec<Stage> {
 
 /// Runs the algorithm on the original's `tree`.
 fn run(e: &mut Engine<'_>, tree: Tree, pipeline: Pipeline) -> Result<(), OracleError> {
-    // Comments are trivia: drop them all at once if the test allows.
-    let plain = tree.render(&EditSet::default(), e.render);
-    let tokens = tree.token_count();
-    if plain != e.j.best && e.j.judge(Batch::new(&[plain], &|_| tokens))?.is_none() {
-        e.render.keep_comments = true;
-    }
+    drop_comments(e, &tree)?;
     match e.opts.algorithm {
         Algorithm::Perses => {}
         Algorithm::DdminLines => return e.ddmin_lines(),
@@ -169,6 +165,14 @@ impl Fixpoint {
                 break;
             }
         }
+        // What made the test need its comments (`#![deny(missing_docs)]`) may be gone now.
+        if e.render.keep_comments {
+            drop_comments(e, &tree)?;
+            if !e.render.keep_comments {
+                let Some(t) = e.parse_best() else { return Ok(()) };
+                tree = t;
+            }
+        }
         self.group(e, tree, last, hooks).map(drop)
     }
 
@@ -206,6 +210,15 @@ impl Fixpoint {
         }
         Ok(Some((tree, changed)))
     }
+}
+
+/// Comments are trivia: drops them all from the best (`tree`) at once, one test, and keeps
+/// them in every later candidate (`keep_comments`) if the test needs them.
+fn drop_comments(e: &mut Engine<'_>, tree: &Tree) -> Result<(), OracleError> {
+    let plain = tree.render(&EditSet::default(), RenderOptions { keep_comments: false });
+    let tokens = tree.token_count();
+    e.render.keep_comments = plain != e.j.best && e.j.judge(Batch::new(&[plain], &|_| tokens))?.is_none();
+    Ok(())
 }
 
 /// The layout step ([`passes::layout`]): the best laid out readably, tested once; kept if

@@ -4,12 +4,12 @@
 //! [`Pipeline`] of first, main and last steps that `lopper` and `lopper generate` both
 //! build the same way.
 
-use crate::passes::{aliases, external, identifiers, inline, layout, literals, params, subtrees, tokens, Group, Kind, Pass, PassInfo};
+use crate::passes::{aliases, bodies, external, identifiers, inline, layout, literals, params, subtrees, tokens, Group, Kind, Pass, PassInfo};
 use crate::{instances, perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 12] = [
+pub const REGISTRY: [&PassInfo; 13] = [
     &instances::INFO,
     &unused::INFO,
     &perses::INFO,
@@ -17,6 +17,7 @@ pub const REGISTRY: [&PassInfo; 12] = [
     &literals::INFO,
     &inline::INFO,
     &aliases::INFO,
+    &bodies::INFO,
     &params::INFO,
     &subtrees::INFO,
     &tokens::INFO,
