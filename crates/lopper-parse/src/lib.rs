@@ -9,6 +9,7 @@
 //! in [`MatchStats`].
 
 mod dynamic;
+mod edits;
 mod language;
 mod matcher;
 mod pest_front;
@@ -249,10 +250,10 @@ impl Frontend {
 /// Counts syntax errors of candidates against a base text; see [`Frontend::checker`]. The
 /// count equals [`Frontend::syntax_errors`] of the same text.
 ///
-/// tree-sitter re-parses a candidate incrementally from the base's CST, except where the
-/// edited span of the base is longer than the whole candidate (a deletion of most of a
-/// large input): editing the old tree copies every node in that span, so a fresh parse is
-/// then less work and memory. The trees of the candidates counted since the base was set
+/// tree-sitter re-parses a candidate incrementally from the base's CST, with one edit per
+/// changed run of lines (a line diff, `edits.rs`), except where the edits replace more of
+/// the base than the whole candidate (a deletion of most of a large input): editing the old
+/// tree copies every node they overlap, so a fresh parse is then less work and memory. The trees of the candidates counted since the base was set
 /// (at most 32) are kept by the key the caller gives each text (the judge's BLAKE3 hash),
 /// so the accepted one becomes the new base without another re-parse.
 pub struct SyntaxChecker(Checker);
@@ -325,28 +326,18 @@ impl SyntaxChecker {
     /// instead (then it shares no nodes with the base's).
     fn reparse(&mut self, text: &str) -> Result<(tree_sitter::Tree, bool), ParseError> {
         let Checker::TreeSitter { parser, base, tree, .. } = &mut self.0 else { unreachable!("only tree-sitter re-parses") };
-        let (old, new) = (base.as_bytes(), text.as_bytes());
-        let prefix = common_prefix(old, new);
-        let suffix = common_suffix(&old[prefix..], &new[prefix..]);
-        // Editing the old tree copies every node the edited span overlaps: where that span
-        // is longer than the whole new text (a deletion of most of a large input), a
-        // fresh parse of the new text is less work and memory (measured: the copies were a
+        let (edits, replaced) = edits::edits(base.as_bytes(), text.as_bytes());
+        // Editing the old tree copies every node an edit overlaps: where the edits replace
+        // more than the whole new text (a deletion of most of a large input), a fresh
+        // parse of the new text is less work and memory (measured: the copies were a
         // quarter of the peak memory of a 1M-token reduction).
-        if old.len() - suffix - prefix > new.len() {
+        if replaced > text.len() {
             return Ok((parser.parse(text, None).ok_or(ParseError::NoTree)?, true));
         }
-        // Rows and columns: the prefix is shared, so its newlines are counted once.
-        let start = point(old, 0, tree_sitter::Point { row: 0, column: 0 }, prefix);
-        let edit = tree_sitter::InputEdit {
-            start_byte: prefix,
-            old_end_byte: old.len() - suffix,
-            new_end_byte: new.len() - suffix,
-            start_position: start,
-            old_end_position: point(old, prefix, start, old.len() - suffix),
-            new_end_position: point(new, prefix, start, new.len() - suffix),
-        };
         let mut tree = tree.clone();
-        tree.edit(&edit);
+        for e in &edits {
+            tree.edit(e);
+        }
         Ok((parser.parse(text, Some(&tree)).ok_or(ParseError::NoTree)?, false))
     }
 }
@@ -378,15 +369,6 @@ pub fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         i += BLOCK;
     }
     i + a[..n - i].iter().rev().zip(b[..n - i].iter().rev()).take_while(|(x, y)| x == y).count()
-}
-
-/// The row and column of byte `at` of `bytes`, given those of byte `from` (`at >= from`).
-fn point(bytes: &[u8], from: usize, at_from: tree_sitter::Point, at: usize) -> tree_sitter::Point {
-    let between = &bytes[from..at];
-    match between.iter().rposition(|&b| b == b'\n') {
-        Some(last) => tree_sitter::Point { row: at_from.row + between.iter().filter(|&&b| b == b'\n').count(), column: at - (from + last + 1) },
-        None => tree_sitter::Point { row: at_from.row, column: at_from.column + (at - from) },
-    }
 }
 
 fn count_errors(cst: &tree_sitter::Tree) -> usize {

@@ -259,7 +259,7 @@ proptest::proptest! {
             tree_sitter::Point { row, column: at - x[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) }
         };
         let (from, at) = (prefix.min(x.len()), x.len() - suffix.min(x.len() - prefix.min(x.len())));
-        proptest::prop_assert_eq!(point(x, from, naive(from), at), naive(at));
+        proptest::prop_assert_eq!(crate::edits::point(x, from, naive(from), at), naive(at));
     }
 
     /// The incremental screen's verdicts are a full re-parse's on random edits of a C++
@@ -286,6 +286,47 @@ proptest::proptest! {
             if accept {
                 ch.set_base(&cand, key(&cand)).unwrap();
                 base = cand;
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// The same on a program of 150 functions (8 KB) (past the size where the screen diffs lines
+    /// and edits each changed run apart), with candidates that change it in many places at
+    /// once, as emptying every function body does: errors and the re-parsed tree are a full
+    /// parse's.
+    #[test]
+    fn the_screen_with_many_edits_at_once_counts_what_a_full_parse_counts(
+        rounds in proptest::collection::vec((proptest::collection::vec((0.0f64..1.0, 0usize..30, 0usize..6), 1..40), proptest::bool::ANY), 1..5)
+    ) {
+        const INSERTS: [&str; 6] = ["", "{", "}", "(", "int ", ";"];
+        let f = Frontend::new(Language::Cpp).unwrap();
+        let mut base: String = (0..150).map(|i| format!("int f{i}(int x) {{\n  int y = x * {i};\n  return y + g(x);\n}}\n")).collect();
+        let mut ch = f.checker(&base).unwrap();
+        for (edits, accept) in rounds {
+            // Edits from the end backwards, each inside the text the later ones left.
+            let mut at: Vec<(usize, usize, usize)> = edits.iter().map(|&(p, len, i)| (((base.len() as f64) * p) as usize, len, i)).collect();
+            at.sort();
+            let mut cand = base.clone();
+            let mut limit = cand.len();
+            for &(start, len, i) in at.iter().rev() {
+                if start > limit {
+                    continue;
+                }
+                let end = (start + len).min(limit);
+                cand.replace_range(start..end, INSERTS[i]);
+                limit = start;
+            }
+            proptest::prop_assert_eq!(ch.errors(&cand, key(&cand)).unwrap(), f.syntax_errors(&cand).unwrap(), "{:?}", cand);
+            if accept {
+                ch.set_base(&cand, key(&cand)).unwrap();
+                base = cand;
+                let fresh = f.parse(&base).unwrap().tree;
+                let incremental = f.parse_with(&ch, &base).unwrap().tree;
+                proptest::prop_assert_eq!(incremental.render(&EditSet::default(), RenderOptions::default()), fresh.render(&EditSet::default(), RenderOptions::default()));
+                proptest::prop_assert_eq!(incremental.len(), fresh.len());
             }
         }
     }
