@@ -240,7 +240,8 @@ impl Frontend {
                 let mut parser = tree_sitter::Parser::new();
                 parser.set_language(ts)?;
                 let tree = parser.parse(base, None).ok_or(ParseError::NoTree)?;
-                Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree, screened: Vec::new() }))
+                let base_errors = count_errors(&tree);
+                Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree, screened: Vec::new(), base_errors }))
             }
             Backend::Pest(p) => Ok(SyntaxChecker(Checker::Pest(p.clone()))),
         }
@@ -271,6 +272,8 @@ enum Checker {
         base: String,
         tree: tree_sitter::Tree,
         screened: Vec<(TextKey, tree_sitter::Tree)>,
+        /// The base's syntax errors.
+        base_errors: usize,
     },
     Pest(Arc<PestBackend>),
 }
@@ -285,8 +288,17 @@ impl SyntaxChecker {
         match &self.0 {
             Checker::Pest(p) => Ok(p.check(text).is_err() as usize),
             Checker::TreeSitter { .. } => {
-                let (tree, fresh) = self.reparse(text)?;
-                let errors = count_errors(&tree);
+                let (mut tree, mut fresh) = self.reparse(text)?;
+                let mut errors = count_errors(&tree);
+                // Re-using the base's subtrees, tree-sitter may recover from an error worse
+                // than a fresh parse does (more ERROR nodes): a candidate is rejected only
+                // on a fresh parse's count.
+                if let (Checker::TreeSitter { parser, base_errors, .. }, false) = (&mut self.0, fresh) {
+                    if errors > *base_errors {
+                        tree = parser.parse(text, None).ok_or(ParseError::NoTree)?;
+                        (errors, fresh) = (count_errors(&tree), true);
+                    }
+                }
                 if let (Checker::TreeSitter { screened, .. }, false) = (&mut self.0, fresh) {
                     // A lookahead window's worth: the accepted candidate is one of the last.
                     // (Not a fresh tree: it shares nothing with the base, and a large
@@ -309,12 +321,17 @@ impl SyntaxChecker {
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
     pub fn set_base(&mut self, text: &str, key: TextKey) -> Result<(), ParseError> {
         let Checker::TreeSitter { screened, .. } = &mut self.0 else { return Ok(()) };
-        // A tree counted against the current base is the one re-parsing would give.
+        // A tree counted against the current base is the one re-parsing would give; else the
+        // count the candidate was judged by is a fresh parse's.
         let new_tree = match screened.iter().position(|(k, _)| *k == key) {
             Some(i) => screened.swap_remove(i).1,
-            None => self.reparse(text)?.0,
+            None => match &mut self.0 {
+                Checker::TreeSitter { parser, .. } => parser.parse(text, None).ok_or(ParseError::NoTree)?,
+                Checker::Pest(_) => unreachable!("only tree-sitter keeps trees"),
+            },
         };
-        if let Checker::TreeSitter { base, tree, screened, .. } = &mut self.0 {
+        if let Checker::TreeSitter { base, tree, screened, base_errors, .. } = &mut self.0 {
+            *base_errors = count_errors(&new_tree);
             *tree = new_tree;
             *base = text.to_string();
             screened.clear();

@@ -393,3 +393,21 @@ fn exponential_backtracking_ends_in_a_refusal() {
     // The shipped grammar parses it.
     Frontend::from_pest("lua", lua).unwrap().parse(src).unwrap();
 }
+
+/// Found by the property test above: after an unbalanced `{` became the base, deleting 20
+/// bytes elsewhere re-parses, re-using the base's subtrees, with 6 ERROR nodes where a fresh
+/// parse has 1; the screen counts a fresh parse's errors before it rejects a candidate.
+#[test]
+fn a_candidate_tree_sitter_recovers_from_worse_incrementally_is_counted_by_a_fresh_parse() {
+    let f = Frontend::new(Language::Cpp).unwrap();
+    let mut base: String = (0..150).map(|i| format!("int f{i}(int x) {{\n  int y = x * {i};\n  return y + g(x);\n}}\n")).collect();
+    let mut ch = f.checker(&base).unwrap();
+    let s = ((base.len() as f64) * 0.04871444952611242) as usize;
+    let cand = format!("{}{{{}", &base[..s], &base[(s + 29).min(base.len())..]);
+    assert_eq!(ch.errors(&cand, key(&cand)).unwrap(), f.syntax_errors(&cand).unwrap());
+    ch.set_base(&cand, key(&cand)).unwrap();
+    base = cand;
+    let s = ((base.len() as f64) * 0.027028142596907234) as usize;
+    let cand = format!("{}{}", &base[..s], &base[(s + 20).min(base.len())..]);
+    assert_eq!(ch.errors(&cand, key(&cand)).unwrap(), f.syntax_errors(&cand).unwrap());
+}

@@ -7,12 +7,15 @@
 //! innermost node, which keeps the outer symbol as its slot.
 
 mod memo;
+mod plan;
 
 use crate::MatchStats;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use lopper_grammar::{CstKind, PnfGrammar, PnfRule, SymbolId, Terminal};
 use lopper_tree::{NodeId, NodeKind, Tree, TreeBuilder};
 use memo::{Ends, Tables};
+use plan::Plan;
+use std::rc::Rc;
 
 /// Converts a tree-sitter CST over `src` into a PNF tree. `kinds`: per symbol of `g`, the
 /// tree-sitter kind id of its CST kind (`Language::id_for_node_kind`; 0 for none).
@@ -26,7 +29,20 @@ pub(crate) fn convert_plain(g: &PnfGrammar, kinds: &[u16], src: &str, root: tree
 }
 
 fn convert_with(g: &PnfGrammar, kinds: &[u16], src: &str, root: tree_sitter::Node, plain: bool) -> (Tree, MatchStats) {
-    let mut c = Conv { g, kinds, src, b: TreeBuilder::new(src.to_string()), stats: MatchStats::default(), plain, spare: Vec::new() };
+    // Token kinds whose text the matcher reads: those an alias of keywords has.
+    let text_kinds = (0..kinds.len()).filter(|&s| g.symbol(s as SymbolId).cst.is_some() && !fits(g, s as SymbolId, "\0")).map(|s| kinds[s]).collect();
+    let mut c = Conv {
+        g,
+        kinds,
+        src,
+        b: TreeBuilder::new(src.to_string()),
+        stats: MatchStats::default(),
+        plain,
+        spare: Vec::new(),
+        plans: HashMap::new(),
+        text_kinds,
+        texts: HashMap::new(),
+    };
     let root_id = match c.convert(root, None, None) {
         Some(id) => id,
         // An empty program: one opaque node without tokens.
@@ -35,6 +51,9 @@ fn convert_with(g: &PnfGrammar, kinds: &[u16], src: &str, root: tree_sitter::Nod
     let stats = c.stats;
     (c.b.finish(root_id), stats)
 }
+
+/// A node's candidate symbols and what the matcher reads of its items ([`Conv::signature`]).
+type Signature = (Vec<SymbolId>, Vec<u64>);
 
 #[derive(Clone, Copy)]
 enum Item<'t> {
@@ -54,6 +73,13 @@ struct Conv<'a> {
     /// Memo tables free for the next matcher (matchers nest: a node's children are
     /// converted while its own matcher builds).
     spare: Vec<Tables>,
+    /// The outcome of matching each signature seen (see [`plan`]): the plan of the first
+    /// candidate that matched, or none.
+    plans: HashMap<Signature, Option<Rc<Plan>>>,
+    /// Kinds of tokens whose text is part of a signature ([`Conv::signature`]).
+    text_kinds: HashSet<u16>,
+    /// Those texts, numbered.
+    texts: HashMap<String, u64>,
 }
 
 impl<'a> Conv<'a> {
@@ -115,21 +141,53 @@ impl<'a> Conv<'a> {
     }
 
     /// Tries each candidate symbol's rule on `items`; the first that derives them all is
-    /// built. `None` when no rule matches; `Some(None)` when the match is empty.
+    /// built. `None` when no rule matches; `Some(None)` when the match is empty. The
+    /// outcome of a signature seen before (see [`plan`]) is built without matching.
     fn match_rules(&mut self, candidates: &[SymbolId], items: &[Item], slot: Option<SymbolId>) -> Option<Option<NodeId>> {
-        for &sym in candidates {
-            let mut m = Matcher::new(self.g, self.kinds, self.src, items, self.spare.pop().unwrap_or_default());
-            let matched = m.top_ends(sym, 0).contains(&(items.len() as u32));
-            let id = matched.then(|| m.build_top(self, sym, items.len() as u32));
-            self.spare.push(m.t.reset());
-            if let Some(id) = id {
-                if let Some(id) = id {
-                    self.b.set_slot(id, slot);
+        let key = (candidates.to_vec(), self.signature(items));
+        let plan = match self.plans.get(&key) {
+            Some(plan) => plan.clone(),
+            None => {
+                let mut found = None;
+                for &sym in candidates {
+                    let mut m = Matcher::new(self.g, self.kinds, self.src, items, self.spare.pop().unwrap_or_default());
+                    let matched = m.top_ends(sym, 0).contains(&(items.len() as u32));
+                    let plan = matched.then(|| m.plan_top(sym, items.len() as u32).unwrap_or(Plan::Nothing));
+                    self.spare.push(m.t.reset());
+                    if let Some(plan) = plan {
+                        found = Some(Rc::new(plan));
+                        break;
+                    }
                 }
-                return Some(id);
+                self.plans.insert(key, found.clone());
+                found
+            }
+        }?;
+        let id = self.execute(&plan, items);
+        if let Some(id) = id {
+            self.b.set_slot(id, slot);
+        }
+        Some(id)
+    }
+
+    /// What the matcher reads of `items`: each child's kind and namedness (and the text of
+    /// a token whose kind an alias of keywords shares), each gap as a gap.
+    fn signature(&mut self, items: &[Item]) -> Vec<u64> {
+        let mut sig = Vec::with_capacity(items.len());
+        for it in items {
+            match it {
+                Item::Gap(..) => sig.push(0),
+                Item::Child(c) => {
+                    sig.push((c.kind_id() as u64) << 2 | (c.is_named() as u64) << 1 | 1);
+                    if c.child_count() == 0 && self.text_kinds.contains(&c.kind_id()) {
+                        let text = &self.src[c.start_byte()..c.end_byte()];
+                        let next = self.texts.len() as u64;
+                        sig.push(*self.texts.entry(text.to_string()).or_insert(next) << 2 | 2);
+                    }
+                }
             }
         }
-        None
+        sig
     }
 
     /// A list (a Kleene star rule) with ERROR children tree-sitter recovered from: the runs
@@ -163,10 +221,9 @@ impl<'a> Conv<'a> {
             });
             let mut children = Vec::new();
             for (i, mut m) in matchers.into_iter().enumerate() {
-                if !m.items.is_empty() {
-                    children.extend(m.elements(self, x, 0, m.items.len() as u32).unwrap_or_default());
-                }
+                let plans = if m.items.is_empty() { Vec::new() } else { m.plan_elements(x, 0, m.items.len() as u32).unwrap_or_default() };
                 self.spare.push(m.t.reset());
+                children.extend(self.execute_elements(x, &plans, runs[i]));
                 if i + 1 < runs.len() {
                     if let Some(e) = errors.next().and_then(|e| self.convert(e, Some(x), None)) {
                         self.b.set_slot(e, Some(x));
@@ -383,111 +440,5 @@ impl<'g, 'i, 't> Matcher<'g, 'i, 't> {
         };
         self.t.seq_memo.insert(key, out.clone());
         out
-    }
-
-    /// Builds the node's own subtree over all its items, once `top_ends` said it matches.
-    fn build_top(&mut self, c: &mut Conv, sym: SymbolId, end: u32) -> Option<NodeId> {
-        let s = self.top_symbol(sym);
-        self.build_expanded(c, s, 0, end)
-    }
-
-    /// Builds the subtree of `sym` over items `pos..end` (known to match); `None` if empty.
-    fn build(&mut self, c: &mut Conv, sym: SymbolId, pos: u32, end: u32) -> Option<NodeId> {
-        let g = self.g;
-        let s = g.symbol(sym);
-        if s.cst.is_some() || matches!(s.rule, PnfRule::Terminal(_)) {
-            if pos == end {
-                return None;
-            }
-            return match self.items[pos as usize] {
-                Item::Child(n) => c.convert(n, Some(sym), Some(sym)),
-                Item::Gap(a, b) => Some(c.b.token(Some(sym), Some(sym), a..b)),
-            };
-        }
-        self.build_expanded(c, sym, pos, end)
-    }
-
-    fn build_expanded(&mut self, c: &mut Conv, sym: SymbolId, pos: u32, end: u32) -> Option<NodeId> {
-        let g = self.g;
-        match &g.symbol(sym).rule {
-            PnfRule::Terminal(_) => match self.items.get(pos as usize) {
-                Some(Item::Gap(a, b)) if end > pos => Some(c.b.token(Some(sym), Some(sym), *a..*b)),
-                Some(Item::Child(n)) if end > pos => Some(c.b.token(Some(sym), Some(sym), n.start_byte()..n.end_byte())),
-                _ => None,
-            },
-            PnfRule::Regular(alts) => {
-                let ai = (0..alts.len()).find(|&ai| self.seq_ends(sym, ai as u32, 0, pos).contains(&end))?;
-                let seq = &alts[ai];
-                let mut children = Vec::new();
-                let mut p = pos;
-                for (i, &x) in seq.iter().enumerate() {
-                    let ends = self.ends(x, p);
-                    let e = *ends.iter().rev().find(|&&e| self.seq_ends(sym, ai as u32, i as u32 + 1, e).contains(&end))?;
-                    if let Some(id) = self.build(c, x, p, e) {
-                        c.b.set_slot(id, Some(x));
-                        children.push(id);
-                    }
-                    p = e;
-                }
-                if children.len() <= 1 {
-                    // A unit derivation (the other symbols derived ε): collapse into the child.
-                    return children.pop();
-                }
-                Some(c.b.node(NodeKind::Regular, Some(sym), Some(sym), children))
-            }
-            PnfRule::Star(x) | PnfRule::Plus(x) => {
-                let children = self.elements(c, *x, pos, end)?;
-                if children.is_empty() {
-                    return None;
-                }
-                let kind = if matches!(g.symbol(sym).rule, PnfRule::Star(_)) { NodeKind::Star } else { NodeKind::Plus };
-                Some(c.b.node(kind, Some(sym), Some(sym), children))
-            }
-            PnfRule::Optional(x) => {
-                if pos == end {
-                    return None;
-                }
-                let id = self.build(c, *x, pos, end)?;
-                c.b.set_slot(id, Some(*x));
-                Some(c.b.node(NodeKind::Optional, Some(sym), Some(sym), vec![id]))
-            }
-        }
-    }
-
-    /// The elements of a list of `x` over items `pos..end` (known to match), built.
-    fn elements(&mut self, c: &mut Conv, x: SymbolId, pos: u32, end: u32) -> Option<Vec<NodeId>> {
-        {
-            {
-                // Breadth-first path of element matches from pos to end.
-                let mut prev: HashMap<u32, u32> = HashMap::new();
-                let mut queue = std::collections::VecDeque::from([pos]);
-                while let Some(p) = queue.pop_front() {
-                    if p == end {
-                        break;
-                    }
-                    for &e in self.ends(x, p).iter() {
-                        if e > p && e <= end && !prev.contains_key(&e) {
-                            prev.insert(e, p);
-                            queue.push_back(e);
-                        }
-                    }
-                }
-                let mut cuts = vec![end];
-                while *cuts.last().unwrap() != pos {
-                    let p = *prev.get(cuts.last().unwrap())?;
-                    cuts.push(p);
-                }
-                cuts.reverse();
-                let children: Vec<NodeId> = cuts
-                    .windows(2)
-                    .filter_map(|w| {
-                        let id = self.build(c, x, w[0], w[1])?;
-                        c.b.set_slot(id, Some(x));
-                        Some(id)
-                    })
-                    .collect();
-                Some(children)
-            }
-        }
     }
 }
