@@ -14,7 +14,7 @@
 //! what the language does not accept (or the test no longer shows) costs one test.
 
 use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
-use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
+use lopper_tree::{NodeId, Tree};
 use std::ops::Range;
 
 /// The pass; see the module docs.
@@ -68,23 +68,14 @@ impl Pass for Aliases {
     fn prepare(&mut self, cx: Context<'_>) {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);
-        let mut aliases = Vec::new();
-        t.walk(&EditSet::default(), |n| {
-            let node = t.node(n);
-            if let Some(name) = node.symbol.map(|s| g.symbol(s).name.as_str()) {
-                if WITH_EQUALS.contains(&name) || name == TYPEDEF {
-                    aliases.push((n, name == TYPEDEF));
-                    return false;
-                }
-            }
-            node.kind != NodeKind::Token
-        });
+        let aliases = super::outermost_named(cx, &[WITH_EQUALS[0], WITH_EQUALS[1], WITH_EQUALS[2], TYPEDEF]);
         if aliases.is_empty() {
             return;
         }
         let identifier = |id: NodeId| t.node(id).symbol.is_some_and(|s| g.is_identifier(s));
         let (_, occurrences) = super::occurrences(cx);
-        for (a, is_typedef) in aliases {
+        for (a, name) in aliases {
+            let is_typedef = name == TYPEDEF;
             let Some((name, definition)) = (if is_typedef { typedef(t, a, &identifier) } else { with_equals(t, a, &identifier) }) else { continue };
             let Some(d) = super::list_element(t, a) else { continue };
             // The declaration is the alias, or Go's `type` and the alias: a template alias
@@ -112,15 +103,9 @@ impl Pass for Aliases {
     fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
         let Some(i) = self.instances.get(k) else { return Instance::Exhausted };
         let src = cx.tree.source();
-        let mut out = String::with_capacity(src.len());
-        out.push_str(&src[..i.declaration.start]);
-        let mut at = i.declaration.end;
-        for u in &i.uses {
-            out.push_str(&src[at..u.start]);
-            out.push_str(&src[i.definition.clone()]);
-            at = u.end;
-        }
-        out.push_str(&src[at..]);
+        let mut cuts: Vec<(Range<usize>, &str)> = i.uses.iter().map(|u| (u.clone(), &src[i.definition.clone()])).collect();
+        cuts.push((i.declaration.clone(), ""));
+        let out = super::splice(src, cuts);
         Instance::Text(out)
     }
 }

@@ -17,7 +17,7 @@
 //! inlining that adds tokens (a long body used often) is never tested.
 
 use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
-use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
+use lopper_tree::{NodeId, Tree};
 use std::ops::Range;
 
 /// The pass; see the module docs.
@@ -68,21 +68,13 @@ impl Pass for Bodies {
     fn prepare(&mut self, cx: Context<'_>) {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);
-        let mut functions = Vec::new();
-        t.walk(&EditSet::default(), |n| {
-            let node = t.node(n);
-            if node.symbol.is_some_and(|s| FUNCTIONS.contains(&g.symbol(s).name.as_str())) {
-                functions.push(n);
-                return false;
-            }
-            node.kind != NodeKind::Token
-        });
+        let functions = super::outermost_named(cx, &FUNCTIONS);
         if functions.is_empty() {
             return;
         }
         let identifier = |id: NodeId| t.node(id).symbol.is_some_and(|s| g.is_identifier(s));
         let (_, occurrences) = super::occurrences(cx);
-        for f in functions {
+        for (f, _) in functions {
             // The function is a whole list element (a declaration, an item, a member), or
             // one with its terminator (Go's line break, a `;`), which stays.
             let Some(d) = super::list_element(t, f) else { continue };
@@ -116,15 +108,7 @@ impl Pass for Bodies {
         let src = cx.tree.source();
         let mut cuts: Vec<(Range<usize>, &str)> = i.uses.iter().map(|u| (u.clone(), &src[i.body.clone()])).collect();
         cuts.push((i.definition.clone(), ""));
-        cuts.sort_by_key(|(r, _)| r.start);
-        let mut out = String::with_capacity(src.len());
-        let mut at = 0;
-        for (r, with) in cuts {
-            out.push_str(&src[at..r.start]);
-            out.push_str(with);
-            at = r.end;
-        }
-        out.push_str(&src[at..]);
+        let out = super::splice(src, cuts);
         Instance::Text(out)
     }
 }

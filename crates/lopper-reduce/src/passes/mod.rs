@@ -229,3 +229,33 @@ pub(crate) fn list_element(tree: &Tree, n: NodeId) -> Option<NodeId> {
 pub(crate) fn span(tree: &Tree, id: NodeId) -> std::ops::Range<usize> {
     tree.node(id).text.as_ref().map_or(0..0, |r| r.start as usize..r.end as usize)
 }
+
+/// The outermost nodes of the tree whose grammar symbol is named one of `names` (the
+/// tree-sitter grammars' names, e.g. `function_item`), with that name, in source order.
+pub(crate) fn outermost_named<'g>(cx: Context<'g>, names: &[&str]) -> Vec<(NodeId, &'g str)> {
+    let (t, g) = (cx.tree, cx.grammar);
+    let mut found = Vec::new();
+    t.walk(&EditSet::default(), |n| {
+        let node = t.node(n);
+        if let Some(name) = node.symbol.map(|s| g.symbol(s).name.as_str()).filter(|name| names.contains(name)) {
+            found.push((n, name));
+            return false;
+        }
+        node.kind != lopper_tree::NodeKind::Token
+    });
+    found
+}
+
+/// `src` with each range of `cuts` (disjoint) replaced by its text.
+pub(crate) fn splice(src: &str, mut cuts: Vec<(std::ops::Range<usize>, &str)>) -> String {
+    cuts.sort_by_key(|(r, _)| r.start);
+    let mut out = String::with_capacity(src.len());
+    let mut at = 0;
+    for (r, with) in cuts {
+        out.push_str(&src[at..r.start]);
+        out.push_str(with);
+        at = r.end;
+    }
+    out.push_str(&src[at..]);
+    out
+}
