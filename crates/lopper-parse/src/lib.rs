@@ -254,8 +254,9 @@ impl Frontend {
 /// tree-sitter re-parses a candidate incrementally from the base's CST, with one edit per
 /// changed run of lines (a line diff, `edits.rs`), except where the edits replace more of
 /// the base than the whole candidate (a deletion of most of a large input): editing the old
-/// tree copies every node they overlap, so a fresh parse is then less work and memory. The trees of the candidates counted since the base was set
-/// (at most 32) are kept by the key the caller gives each text (the judge's BLAKE3 hash),
+/// tree copies every node they overlap, so a fresh parse is then less work and memory. A
+/// count above the base's is a fresh parse's. The trees of the candidates counted since
+/// the base was set (at most 32) are kept by the key the caller gives each text (the judge's BLAKE3 hash),
 /// so the accepted one becomes the new base without another re-parse.
 pub struct SyntaxChecker(Checker);
 
@@ -288,25 +289,23 @@ impl SyntaxChecker {
         match &self.0 {
             Checker::Pest(p) => Ok(p.check(text).is_err() as usize),
             Checker::TreeSitter { .. } => {
-                let (mut tree, mut fresh) = self.reparse(text)?;
+                let (tree, fresh) = self.reparse(text)?;
                 let mut errors = count_errors(&tree);
-                // Re-using the base's subtrees, tree-sitter may recover from an error worse
-                // than a fresh parse does (more ERROR nodes): a candidate is rejected only
-                // on a fresh parse's count.
-                if let (Checker::TreeSitter { parser, base_errors, .. }, false) = (&mut self.0, fresh) {
+                if let (Checker::TreeSitter { parser, base_errors, screened, .. }, false) = (&mut self.0, fresh) {
                     if errors > *base_errors {
-                        tree = parser.parse(text, None).ok_or(ParseError::NoTree)?;
-                        (errors, fresh) = (count_errors(&tree), true);
+                        // Re-using the base's subtrees, tree-sitter may recover from an error
+                        // worse than a fresh parse does (more ERROR nodes): a candidate is
+                        // rejected only on a fresh parse's count.
+                        errors = count_errors(&parser.parse(text, None).ok_or(ParseError::NoTree)?);
+                    } else {
+                        // A lookahead window's worth: the accepted candidate is one of the
+                        // last. (Not a fresh tree: it shares nothing with the base, and a
+                        // large input's would hold much memory.)
+                        if screened.len() == SCREENED_KEPT {
+                            screened.remove(0);
+                        }
+                        screened.push((key, tree));
                     }
-                }
-                if let (Checker::TreeSitter { screened, .. }, false) = (&mut self.0, fresh) {
-                    // A lookahead window's worth: the accepted candidate is one of the last.
-                    // (Not a fresh tree: it shares nothing with the base, and a large
-                    // input's would hold much memory.)
-                    if screened.len() == SCREENED_KEPT {
-                        screened.remove(0);
-                    }
-                    screened.push((key, tree));
                 }
                 Ok(errors)
             }
@@ -320,22 +319,17 @@ impl SyntaxChecker {
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
     pub fn set_base(&mut self, text: &str, key: TextKey) -> Result<(), ParseError> {
-        let Checker::TreeSitter { screened, .. } = &mut self.0 else { return Ok(()) };
+        let Checker::TreeSitter { parser, base, tree, screened, base_errors } = &mut self.0 else { return Ok(()) };
         // A tree counted against the current base is the one re-parsing would give; else the
         // count the candidate was judged by is a fresh parse's.
         let new_tree = match screened.iter().position(|(k, _)| *k == key) {
             Some(i) => screened.swap_remove(i).1,
-            None => match &mut self.0 {
-                Checker::TreeSitter { parser, .. } => parser.parse(text, None).ok_or(ParseError::NoTree)?,
-                Checker::Pest(_) => unreachable!("only tree-sitter keeps trees"),
-            },
+            None => parser.parse(text, None).ok_or(ParseError::NoTree)?,
         };
-        if let Checker::TreeSitter { base, tree, screened, base_errors, .. } = &mut self.0 {
-            *base_errors = count_errors(&new_tree);
-            *tree = new_tree;
-            *base = text.to_string();
-            screened.clear();
-        }
+        *base_errors = count_errors(&new_tree);
+        *tree = new_tree;
+        *base = text.to_string();
+        screened.clear();
         Ok(())
     }
 

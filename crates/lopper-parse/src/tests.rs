@@ -291,10 +291,15 @@ proptest::proptest! {
     }
 }
 
+/// A C++ program of 150 small functions (8 KB): past the size where the screen diffs lines
+/// and edits each changed run apart.
+fn functions_program() -> String {
+    (0..150).map(|i| format!("int f{i}(int x) {{\n  int y = x * {i};\n  return y + g(x);\n}}\n")).collect()
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-    /// The same on a program of 150 functions (8 KB) (past the size where the screen diffs lines
-    /// and edits each changed run apart), with candidates that change it in many places at
+    /// The same on [`functions_program`], with candidates that change it in many places at
     /// once, as emptying every function body does: errors and the re-parsed tree are a full
     /// parse's.
     #[test]
@@ -303,7 +308,7 @@ proptest::proptest! {
     ) {
         const INSERTS: [&str; 6] = ["", "{", "}", "(", "int ", ";"];
         let f = Frontend::new(Language::Cpp).unwrap();
-        let mut base: String = (0..150).map(|i| format!("int f{i}(int x) {{\n  int y = x * {i};\n  return y + g(x);\n}}\n")).collect();
+        let mut base = functions_program();
         let mut ch = f.checker(&base).unwrap();
         for (edits, accept) in rounds {
             // Edits from the end backwards, each inside the text the later ones left.
@@ -400,7 +405,7 @@ fn exponential_backtracking_ends_in_a_refusal() {
 #[test]
 fn a_candidate_tree_sitter_recovers_from_worse_incrementally_is_counted_by_a_fresh_parse() {
     let f = Frontend::new(Language::Cpp).unwrap();
-    let mut base: String = (0..150).map(|i| format!("int f{i}(int x) {{\n  int y = x * {i};\n  return y + g(x);\n}}\n")).collect();
+    let mut base = functions_program();
     let mut ch = f.checker(&base).unwrap();
     let s = ((base.len() as f64) * 0.04871444952611242) as usize;
     let cand = format!("{}{{{}", &base[..s], &base[(s + 29).min(base.len())..]);

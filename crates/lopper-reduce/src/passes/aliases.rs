@@ -46,11 +46,12 @@ pub fn create() -> Box<dyn Pass> {
     Box::new(Aliases::default())
 }
 
-/// The grammar symbols that declare an alias `NAME = TYPE` (after their keyword).
-const WITH_EQUALS: [&str; 3] = ["alias_declaration", "type_item", "type_alias"];
-
 /// The grammar symbol of C's `typedef TYPE NAME;`.
 const TYPEDEF: &str = "type_definition";
+
+/// The grammar symbols that declare an alias: `NAME = TYPE` after their keyword, and C's
+/// typedef.
+const ALIASES: [&str; 4] = ["alias_declaration", "type_item", "type_alias", TYPEDEF];
 
 impl Pass for Aliases {
     fn name(&self) -> &str {
@@ -68,7 +69,7 @@ impl Pass for Aliases {
     fn prepare(&mut self, cx: Context<'_>) {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);
-        let aliases = super::outermost_named(cx, &[WITH_EQUALS[0], WITH_EQUALS[1], WITH_EQUALS[2], TYPEDEF]);
+        let aliases = super::outermost_named(cx, &ALIASES);
         if aliases.is_empty() {
             return;
         }
@@ -105,8 +106,7 @@ impl Pass for Aliases {
         let src = cx.tree.source();
         let mut cuts: Vec<(Range<usize>, &str)> = i.uses.iter().map(|u| (u.clone(), &src[i.definition.clone()])).collect();
         cuts.push((i.declaration.clone(), ""));
-        let out = super::splice(src, cuts);
-        Instance::Text(out)
+        Instance::Text(super::splice(src, cuts))
     }
 }
 

@@ -108,8 +108,7 @@ impl Pass for Bodies {
         let src = cx.tree.source();
         let mut cuts: Vec<(Range<usize>, &str)> = i.uses.iter().map(|u| (u.clone(), &src[i.body.clone()])).collect();
         cuts.push((i.definition.clone(), ""));
-        let out = super::splice(src, cuts);
-        Instance::Text(out)
+        Instance::Text(super::splice(src, cuts))
     }
 }
 
