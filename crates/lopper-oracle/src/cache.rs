@@ -9,7 +9,7 @@
 //! recently used go first). Time-outs are not stored (a longer limit may decide them). A
 //! store that cannot be opened or read is reported once and then left alone: never fatal.
 
-use super::{Batch, Criteria, Judged, Oracle, OracleError, Screened, TestCommand, Verdict};
+use super::{Batch, Criteria, Judged, Oracle, OracleError, Screened, Successors, TestCommand, Verdict};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -165,9 +165,10 @@ impl Oracle for PersistentCache<'_> {
                 None => Screened::Run,
             }
         };
-        let mut successors = batch.successors;
-        let successors = successors.as_mut().map(|s| &mut **s as &mut dyn FnMut(usize) -> Vec<String>);
-        let inner_batch = Batch { candidates, screen: Some(&mut screen), successors };
+        // Re-wrapped: the inner batch lives shorter than the caller's.
+        let mut outer_successors = batch.successors;
+        let mut successors = |i: usize| -> Successors<'_> { outer_successors.as_mut().map_or_else(crate::no_successors, |s| s(i)) };
+        let inner_batch = Batch { candidates, screen: Some(&mut screen), successors: Some(&mut successors) };
         let ran = inner.judge(inner_batch)?;
         let mut out: Vec<Judged> =
             ran.iter().copied().chain(remembered.iter().map(|&(index, verdict, _)| Judged { index, verdict, remembered: true })).collect();

@@ -130,7 +130,17 @@ pub struct Batch<'a> {
     /// unknown). A parallel oracle may start them early, speculating on that success, and
     /// use their runs when later calls judge those texts; the answers and what counts as a
     /// test run stay those of a sequential run. `None`: no successors.
-    pub successors: Option<&'a mut dyn FnMut(usize) -> Vec<String>>,
+    pub successors: Option<&'a mut dyn FnMut(usize) -> Successors<'a>>,
+}
+
+/// The successors of one candidate (see [`Batch::successors`]), made one at a time as the
+/// oracle takes them: a caller whose texts are costly to build (a large program rendered
+/// from its tree) pays only for those a free slot starts, not for the whole list.
+pub type Successors<'a> = Box<dyn Iterator<Item = String> + 'a>;
+
+/// No successors (an empty [`Successors`]).
+pub fn no_successors<'a>() -> Successors<'a> {
+    Box::new(std::iter::empty())
 }
 
 impl<'a> Batch<'a> {
@@ -146,7 +156,7 @@ impl<'a> Batch<'a> {
     }
 
     /// The same request with the candidates' successors.
-    pub fn with_successors(mut self, successors: &'a mut dyn FnMut(usize) -> Vec<String>) -> Batch<'a> {
+    pub fn with_successors(mut self, successors: &'a mut dyn FnMut(usize) -> Successors<'a>) -> Batch<'a> {
         self.successors = Some(successors);
         self
     }

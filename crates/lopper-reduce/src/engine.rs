@@ -212,7 +212,8 @@ impl Engine<'_> {
         let (tree, render) = (&r.tree, self.render);
         let none = |_: &Tree, _: usize| Vec::new();
         let then = then.unwrap_or(&none);
-        let mut successors = |i: usize| then(tree, i).iter().map(|e| tree.render(e, render)).collect();
+        // Rendered one at a time, as the oracle starts them.
+        let mut successors = |i: usize| -> crate::oracle::Successors<'_> { Box::new(then(tree, i).into_iter().map(move |e| tree.render(&e, render))) };
         let tokens = |i: usize| r.tree.count_tokens(&batch[i]);
         let request = Batch { texts: &texts, passes, memo: self.perses_memo, tokens: &tokens, successors: Some(&mut successors) };
         let winner = self.j.judge(request)?;

@@ -6,7 +6,7 @@
 //! them; the judge decides, and keeps the counts of exactly what a sequential run would
 //! have judged, so neither the result nor the statistics depend on `--jobs`.
 
-use crate::oracle::{Judged, Oracle, OracleError, Screened, Verdict};
+use crate::oracle::{Judged, Oracle, OracleError, Screened, Successors, Verdict};
 use crate::stats::{PassStats, Progress, ProgressPoint, Stats, OTHER};
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
 use std::collections::{HashMap, HashSet};
@@ -204,8 +204,8 @@ impl<'a> Judge<'a> {
     /// slot is free), so those past the answer never pay for a grammar re-parse; the
     /// screens run in order, which the in-window memos rely on. The test time (without the
     /// screening, lopper's own work) counts for the running pass.
-    fn ask(&mut self, texts: &[String], memo: Memo<'_>, successors: Option<&mut dyn FnMut(usize) -> Vec<String>>) -> Result<Asked, OracleError> {
-        let mut no_successors = |_| Vec::new();
+    fn ask<'s>(&mut self, texts: &[String], memo: Memo<'_>, successors: Option<&mut dyn FnMut(usize) -> Successors<'s>>) -> Result<Asked, OracleError> {
+        let mut no_successors = |_| crate::oracle::no_successors();
         let successors = successors.unwrap_or(&mut no_successors);
         let (local, presume) = match memo {
             Memo::Off => (None, false),
@@ -220,11 +220,12 @@ impl<'a> Judge<'a> {
         let t = Instant::now();
         let mut screening = std::time::Duration::ZERO;
         let Judge { oracle, checker, rejected, local_rejected, best, best_errors, grammar_check, .. } = &mut *self;
+        let (rejected, local_rejected, best) = (&*rejected, &*local_rejected, &*best);
         // A successor is judged against candidate `i` as the best; one presumed not
-        // interesting would not be tested.
-        let mut next = |i: usize| {
-            let presumed = |t: &String| presume && local.is_some_and(|key| local_rejected.contains(&local_change(key, &texts[i], t)));
-            successors(i).into_iter().filter(|t| t != best && !rejected.contains(&hash(t)) && !presumed(t)).collect()
+        // interesting would not be tested. Filtered as the oracle takes them.
+        let mut next = |i: usize| -> Successors<'_> {
+            let presumed = move |t: &String| presume && local.is_some_and(|key| local_rejected.contains(&local_change(key, &texts[i], t)));
+            Box::new(successors(i).filter(move |t| t != best && !rejected.contains(&hash(t)) && !presumed(t)))
         };
         let mut screen = |i: usize| {
             let since = Instant::now();
@@ -356,7 +357,7 @@ pub(crate) struct Batch<'a> {
     /// The token count of text `i` (asked only of the winner).
     pub tokens: &'a dyn Fn(usize) -> usize,
     /// The texts judged next if text `i` is the answer, for an oracle that speculates.
-    pub successors: Option<&'a mut dyn FnMut(usize) -> Vec<String>>,
+    pub successors: Option<&'a mut dyn FnMut(usize) -> Successors<'a>>,
 }
 
 impl<'a> Batch<'a> {

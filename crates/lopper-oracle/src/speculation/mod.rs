@@ -4,9 +4,10 @@
 
 mod slots;
 
-use crate::{Executor, Finished, OracleError, RunId, Screened, Verdict};
+use crate::{Executor, Finished, OracleError, RunId, Screened, Successors, Verdict};
 pub(crate) use slots::Slots;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
+use std::iter::Peekable;
 use std::time::Duration;
 
 /// Speculative runs whose work was thrown away because an earlier candidate was interesting
@@ -230,7 +231,7 @@ impl Scheduler<'_> {
             verdicts: vec![None; n],
             slots: Slots::default(),
             parent: None,
-            pending: VecDeque::new(),
+            pending: None,
             preempted: false,
             requeued: BTreeSet::new(),
             patience,
@@ -239,7 +240,7 @@ impl Scheduler<'_> {
             wasted: Wasted::default(),
         };
         let mut run_all = |_| Screened::Run;
-        let mut none = |_| Vec::new();
+        let mut none = |_| crate::no_successors();
         let screen = batch.screen.unwrap_or(&mut run_all);
         let successors = batch.successors.unwrap_or(&mut none);
         let result = call.run(screen, successors);
@@ -261,7 +262,7 @@ struct Call<'c> {
     slots: Slots,
     /// The candidate whose success this call speculates on, and its successors not started.
     parent: Option<usize>,
-    pending: VecDeque<String>,
+    pending: Option<Peekable<Successors<'c>>>,
     /// Whether a later candidate's run yielded its slot to this parent's successors, and
     /// the screened candidates whose runs did (to run again, in order, before `next`).
     preempted: bool,
@@ -282,10 +283,10 @@ enum Filled {
     Recheck,
 }
 
-impl Call<'_> {
+impl<'c> Call<'c> {
     /// The loop: until the answer is known, speculate where it pays, fill the free slots,
     /// wait for a run. The length of the answered prefix.
-    fn run(&mut self, screen: &mut dyn FnMut(usize) -> Screened, successors: &mut dyn FnMut(usize) -> Vec<String>) -> Result<usize, OracleError> {
+    fn run<'b: 'c>(&mut self, screen: &mut dyn FnMut(usize) -> Screened, successors: &mut dyn FnMut(usize) -> Successors<'b>) -> Result<usize, OracleError> {
         loop {
             // The answer is known once the first unknown verdict comes after an interesting one.
             let known = self.verdicts.iter().take_while(|v| v.is_some()).count();
@@ -298,7 +299,7 @@ impl Call<'_> {
             // Successors of a candidate that failed are of no use.
             if self.parent.is_some_and(|p| self.verdicts[p].is_some()) {
                 self.parent = None;
-                self.pending.clear();
+                self.pending = None;
                 self.spec.drop_carried(self.exec, &mut self.wasted, |c| c.fresh);
             }
             self.speculate(known, successors);
@@ -314,6 +315,12 @@ impl Call<'_> {
         }
     }
 
+    /// Whether a successor of the parent is left to start (the next one is made now, if it
+    /// was not yet).
+    fn has_pending(&mut self) -> bool {
+        self.pending.as_mut().is_some_and(|p| p.peek().is_some())
+    }
+
     /// Whether the first unknown candidate (`known`) has run longer than `t`.
     fn outlasted(&self, t: Option<Duration>, known: usize) -> bool {
         t.zip(self.slots.lasted(self.exec, known)).is_some_and(|(t, e)| e > t)
@@ -321,15 +328,16 @@ impl Call<'_> {
 
     /// When the first unknown candidate has run long (or runs, while most verdicts pass),
     /// what follows its success goes first: its successors, asked once per call.
-    fn speculate(&mut self, known: usize, successors: &mut dyn FnMut(usize) -> Vec<String>) {
+    fn speculate<'b: 'c>(&mut self, known: usize, successors: &mut dyn FnMut(usize) -> Successors<'b>) {
         let eager = self.jobs > 1 && self.spec.eager() && self.slots.lasted(self.exec, known).is_some();
         if self.parent.is_none() && (eager || self.outlasted(self.patience, known)) && !self.spec.carried.iter().any(|c| c.fresh) {
             // With none, the failure path goes on as usual.
-            self.pending = successors(known).into();
+            let next: Successors<'c> = successors(known);
+            self.pending = Some(next.peekable());
             self.parent = Some(known);
             self.preempted = false;
-            if !self.pending.is_empty() {
-                tracing::debug!(candidate = known, successors = self.pending.len(), "speculating on a success");
+            if self.has_pending() {
+                tracing::debug!(candidate = known, "speculating on a success");
             }
         }
     }
@@ -339,7 +347,7 @@ impl Call<'_> {
     /// if the long one fails, and it runs again then.
     fn preempt(&mut self, known: usize) {
         let full = self.slots.len() + self.spec.in_flight() >= self.jobs;
-        if self.parent.is_some() && !self.pending.is_empty() && !self.preempted && full && self.outlasted(self.certainty, known) {
+        if self.parent.is_some() && !self.preempted && full && self.outlasted(self.certainty, known) && self.has_pending() {
             if let Some(idx) = self.slots.yield_latest_after(self.exec, known) {
                 tracing::debug!(candidate = idx, "run yields its slot to a successor");
                 self.wasted.cancelled += 1;
@@ -364,7 +372,7 @@ impl Call<'_> {
     fn fill(&mut self, screen: &mut dyn FnMut(usize) -> Screened) -> Result<Filled, OracleError> {
         let first_yes = self.verdicts.iter().position(|v| *v == Some(Some(Verdict::Interesting))).unwrap_or(usize::MAX);
         while self.slots.len() + self.spec.in_flight() < self.jobs {
-            if let Some(text) = self.parent.and_then(|_| self.pending.pop_front()) {
+            if let Some(text) = self.parent.and(self.pending.as_mut()).and_then(Iterator::next) {
                 let id = self.exec.submit(&text, self.capture)?;
                 self.wasted.successors += 1;
                 self.spec.carried.push(Carried { id, text, done: None, fresh: true, age: 0 });
@@ -411,7 +419,7 @@ impl Call<'_> {
     /// Waits for a run to end, waking when the first candidate's run reaches the patience
     /// (to speculate then) or the certainty (for a later run to yield its slot).
     fn wait(&mut self, known: usize) -> Result<(), OracleError> {
-        let yielding = !self.pending.is_empty() && !self.preempted && self.slots.any_after(known);
+        let yielding = !self.preempted && self.slots.any_after(known) && self.has_pending();
         let wake = match self.parent {
             None => self.patience,
             Some(_) if yielding => self.certainty,

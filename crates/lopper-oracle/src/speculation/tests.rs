@@ -160,10 +160,22 @@ fn search_with(jobs: usize, speculate: bool, passing: impl Fn(usize) -> usize, y
         format!("s{s} from{from} c{j} {verdict} d{d}")
     };
     let mut from = 0;
+    // How many successor lists were asked for, and how many successors were made.
+    let (asked, made) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+    let (asked, made) = (&asked, &made);
     for s in 0..40 {
         let texts: Vec<String> = (0..4).map(|j| text(s, from, j)).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let mut successor = |i: usize| if speculate { (0..4).map(|j| text(s + 1, i, j)).collect() } else { Vec::new() };
+        let mut successor = |i: usize| -> crate::Successors<'_> {
+            if !speculate {
+                return crate::no_successors();
+            }
+            asked.set(asked.get() + 1);
+            Box::new((0..4).map(move |j| {
+                made.set(made.get() + 1);
+                text(s + 1, i, j)
+            }))
+        };
         let mut interesting = |f: Finished| if f.stdout.contains(" yes ") { Verdict::Interesting } else { Verdict::NotInteresting };
         let (verdicts, wasted) = Scheduler { exec: &mut sim, spec: &mut spec, jobs, capture: false }
             .first_interesting(Batch::new(&refs).with_successors(&mut successor), &mut interesting);
@@ -174,6 +186,8 @@ fn search_with(jobs: usize, speculate: bool, passing: impl Fn(usize) -> usize, y
     }
     spec.drop_carried(&mut sim, &mut total, |_| true);
     assert_eq!(sim.in_flight(), 0, "nothing left running");
+    // Successors are made as slots take them: at most one more per list than started.
+    assert!(made.get() <= total.successors + asked.get(), "{} made, {} started, {} lists", made.get(), total.successors, asked.get());
     (all, sim.now, total, sim.next as usize)
 }
 
@@ -226,7 +240,7 @@ fn a_later_run_yields_its_slot_to_a_successor_and_runs_again_when_the_long_one_f
     let mut interesting = |f: Finished| if f.stdout.contains("yes") { Verdict::Interesting } else { Verdict::NotInteresting };
     // Candidate 0 runs long and fails; 1 passes; 0's successor would pass too.
     let texts = ["c0 no d10", "c1 yes d6"];
-    let mut successors = |i: usize| if i == 0 { vec!["s0 yes d2".to_string()] } else { Vec::new() };
+    let mut successors = |i: usize| -> crate::Successors<'_> { Box::new((i == 0).then(|| "s0 yes d2".to_string()).into_iter()) };
     let (verdicts, wasted) = Scheduler { exec: &mut sim, spec: &mut spec, jobs: 2, capture: false }
         .first_interesting(Batch::new(&texts).with_successors(&mut successors), &mut interesting);
     assert_eq!(verdicts.unwrap(), [(0, Verdict::NotInteresting), (1, Verdict::Interesting)]);

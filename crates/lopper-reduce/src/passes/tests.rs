@@ -461,7 +461,7 @@ struct Foresight<F> {
 impl<F: FnMut(&str) -> bool> crate::Oracle for Foresight<F> {
     fn judge(&mut self, batch: crate::oracle::Batch<'_>) -> Result<Vec<crate::oracle::Judged>, crate::OracleError> {
         let mut run_all = |_| crate::oracle::Screened::Run;
-        let mut none = |_| Vec::new();
+        let mut none = |_| crate::oracle::no_successors();
         let screen = batch.screen.unwrap_or(&mut run_all);
         let successors = batch.successors.unwrap_or(&mut none);
         let mut out = Vec::new();
@@ -479,7 +479,7 @@ impl<F: FnMut(&str) -> bool> crate::Oracle for Foresight<F> {
             let v = if (self.test)(c) { crate::Verdict::Interesting } else { crate::Verdict::NotInteresting };
             out.push(crate::oracle::Judged { index: i, verdict: v, remembered: false });
             if v == crate::Verdict::Interesting {
-                let next = successors(i);
+                let next: Vec<String> = successors(i).collect();
                 self.offered += !next.is_empty() as usize;
                 self.predicted = (!next.is_empty()).then_some(next);
                 break;

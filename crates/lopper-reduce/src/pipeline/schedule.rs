@@ -2,7 +2,7 @@
 
 use crate::engine::Engine;
 use crate::judge::{Batch, LocalKey, Memo};
-use crate::oracle::OracleError;
+use crate::oracle::{no_successors, OracleError, Successors};
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_parse::Frontend;
 use lopper_tree::{RenderOptions, Tree};
@@ -78,11 +78,11 @@ impl Engine<'_> {
                 // `ks[w]` over it: those are its successors.
                 // One fresh pass serves every candidate: `prepare` renumbers it from scratch.
                 let (mut fresh, frontend, g, render, jobs) = (pass.fresh(), self.frontend, self.g, self.render, self.opts.search.window.max(1));
-                let mut successors = |w: usize| -> Vec<String> {
-                    let (Some(p), Ok(parsed)) = (fresh.as_mut(), frontend.parse(&texts[w])) else { return Vec::new() };
+                let mut successors = |w: usize| -> Successors<'_> {
+                    let (Some(p), Ok(parsed)) = (fresh.as_mut(), frontend.parse(&texts[w])) else { return no_successors() };
                     let cx = Context { best: &texts[w], tree: &parsed.tree, grammar: g };
                     p.prepare(cx);
-                    variants(p.as_ref(), cx, ks[w], jobs, render, frontend).texts
+                    Box::new(variants(p.as_ref(), cx, ks[w], jobs, render, frontend).texts.into_iter())
                 };
                 let memo = Memo::Presume(LocalKey { pass: pass.name(), modulo_words: pass.keeps_words() });
                 let count = |w: usize| tokens[w];
