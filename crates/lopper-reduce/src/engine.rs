@@ -12,7 +12,8 @@ use crate::oracle::OracleError;
 use lopper_grammar::PnfGrammar;
 use lopper_parse::Frontend;
 use lopper_tree::{Edit, EditSet, NodeId, RenderOptions, Tree};
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashSet, VecDeque};
 
 /// Pipeline settings: what runs and how the rounds end. Every caller states them (there is
 /// no default): `lopper` and `lopper generate` build them the same way.
@@ -122,12 +123,41 @@ pub(crate) struct Round {
     pub(crate) live: Vec<bool>,
     /// Whether any candidate was accepted in this round.
     pub(crate) progress: bool,
+    /// The texts of the last successors rendered for the oracle.
+    rendered: Rendered,
 }
 
 impl Round {
     /// A round over `tree` with no edits yet.
     pub(crate) fn new(tree: Tree) -> Round {
-        Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false }
+        Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false, rendered: Rendered::default() }
+    }
+}
+
+/// The texts of the edit sets last rendered as successors (see [`Engine::try_batch`]): the
+/// successors an oracle started are the next batch's first candidates, rendered once. A
+/// text is taken out when a batch uses it; at most [`Rendered::KEPT`] are kept (each a
+/// whole program).
+#[derive(Default)]
+struct Rendered(RefCell<VecDeque<(EditSet, String)>>);
+
+impl Rendered {
+    const KEPT: usize = 16;
+
+    /// The text kept for `edits`, taken out, if there is one.
+    fn take(&self, edits: &EditSet) -> Option<String> {
+        let mut kept = self.0.borrow_mut();
+        let i = kept.iter().position(|(e, _)| e == edits)?;
+        kept.remove(i).map(|(_, t)| t)
+    }
+
+    /// Keeps `text` as the rendering of `edits`, forgetting the oldest past the bound.
+    fn keep(&self, edits: EditSet, text: String) {
+        let mut kept = self.0.borrow_mut();
+        if kept.len() == Self::KEPT {
+            kept.pop_front();
+        }
+        kept.push_back((edits, text));
     }
 }
 
@@ -208,12 +238,18 @@ impl Engine<'_> {
         passes: &[&str],
         then: Option<&Successors<'_>>,
     ) -> Result<Option<usize>, OracleError> {
-        let texts: Vec<String> = batch.iter().map(|e| r.tree.render(e, self.render)).collect();
-        let (tree, render) = (&r.tree, self.render);
+        let (tree, render, rendered) = (&r.tree, self.render, &r.rendered);
+        let texts: Vec<String> = batch.iter().map(|e| rendered.take(e).unwrap_or_else(|| tree.render(e, render))).collect();
         let none = |_: &Tree, _: usize| Vec::new();
         let then = then.unwrap_or(&none);
-        // Rendered one at a time, as the oracle starts them.
-        let mut successors = |i: usize| -> crate::oracle::Successors<'_> { Box::new(then(tree, i).into_iter().map(move |e| tree.render(&e, render))) };
+        // Rendered one at a time, as the oracle starts them, and kept for the next batch.
+        let mut successors = |i: usize| -> crate::oracle::Successors<'_> {
+            Box::new(then(tree, i).into_iter().map(move |e| {
+                let text = tree.render(&e, render);
+                rendered.keep(e, text.clone());
+                text
+            }))
+        };
         let tokens = |i: usize| r.tree.count_tokens(&batch[i]);
         let request = Batch { texts: &texts, passes, memo: self.perses_memo, tokens: &tokens, successors: Some(&mut successors) };
         let winner = self.j.judge(request)?;
