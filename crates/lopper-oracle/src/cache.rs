@@ -154,7 +154,7 @@ impl Oracle for PersistentCache<'_> {
             if answered || outer.as_mut().is_some_and(|s| s(i) == Screened::Skip) {
                 return Screened::Skip;
             }
-            let key = key_of(identity, candidates[i]);
+            let key = key_of(identity, candidates.get(i));
             keys[i] = Some(key);
             match lookup(db, path, warning, &key) {
                 Some(v) => {

@@ -117,8 +117,10 @@ pub trait Oracle {
 /// One request to an [`Oracle`]: candidates in order, each assuming the ones before it
 /// fail, with the caller's optional screen and successors.
 pub struct Batch<'a> {
-    /// The candidate texts.
-    pub candidates: &'a [&'a str],
+    /// The candidate texts. Candidate `i`'s text is read only once the screen admitted it
+    /// (never for a skipped candidate), so texts made on demand ([`Texts`]) are made only
+    /// for the candidates judged.
+    pub candidates: Candidates<'a>,
     /// `screen(i)` is asked in order, once each, only when candidate `i` is about to be
     /// judged (so a parallel oracle asks it when a slot frees, and never for candidates
     /// past a known answer); a [`Screened::Skip`]ped candidate is neither run nor looked
@@ -131,6 +133,79 @@ pub struct Batch<'a> {
     /// use their runs when later calls judge those texts; the answers and what counts as a
     /// test run stay those of a sequential run. `None`: no successors.
     pub successors: Option<&'a mut dyn FnMut(usize) -> Successors<'a>>,
+}
+
+/// The candidate texts of a [`Batch`], by index.
+#[derive(Clone, Copy)]
+pub enum Candidates<'a> {
+    /// Texts at hand.
+    Given(&'a [&'a str]),
+    /// Texts made when first read.
+    Made(&'a Texts<'a>),
+}
+
+impl<'a> Candidates<'a> {
+    /// How many candidates there are.
+    pub fn len(&self) -> usize {
+        match self {
+            Candidates::Given(t) => t.len(),
+            Candidates::Made(t) => t.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Candidate `i`'s text (made now if it was not yet).
+    ///
+    /// # Panics
+    /// If `i` is out of range.
+    pub fn get(&self, i: usize) -> &'a str {
+        match self {
+            Candidates::Given(t) => t[i],
+            Candidates::Made(t) => t.get(i),
+        }
+    }
+}
+
+/// Candidate texts made when first read, each at most once: a caller whose texts are
+/// costly (a large program rendered from its tree under an edit set) pays only for the
+/// candidates an oracle screens, not for those past the answer.
+pub struct Texts<'a> {
+    made: Box<[std::cell::OnceCell<String>]>,
+    make: &'a dyn Fn(usize) -> String,
+}
+
+impl<'a> Texts<'a> {
+    /// `n` texts, text `i` made by `make(i)` when first read.
+    pub fn new(n: usize, make: &'a dyn Fn(usize) -> String) -> Texts<'a> {
+        Texts { made: (0..n).map(|_| std::cell::OnceCell::new()).collect(), make }
+    }
+
+    /// Texts already made.
+    pub fn given(texts: Vec<String>) -> Texts<'static> {
+        Texts { made: texts.into_iter().map(std::cell::OnceCell::from).collect(), make: &|_| unreachable!("every text is given") }
+    }
+
+    /// How many texts there are.
+    pub fn len(&self) -> usize {
+        self.made.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.made.is_empty()
+    }
+
+    /// Text `i` (made now if it was not yet).
+    ///
+    /// # Panics
+    /// If `i` is out of range.
+    pub fn get(&self, i: usize) -> &str {
+        self.made[i].get_or_init(|| (self.make)(i))
+    }
 }
 
 /// The successors of one candidate (see [`Batch::successors`]), made one at a time as the
@@ -146,7 +221,12 @@ pub fn no_successors<'a>() -> Successors<'a> {
 impl<'a> Batch<'a> {
     /// A request for `candidates`, every one judged, no successors.
     pub fn new(candidates: &'a [&'a str]) -> Batch<'a> {
-        Batch { candidates, screen: None, successors: None }
+        Batch { candidates: Candidates::Given(candidates), screen: None, successors: None }
+    }
+
+    /// A request for texts made on demand, every one judged, no successors.
+    pub fn of(texts: &'a Texts<'a>) -> Batch<'a> {
+        Batch { candidates: Candidates::Made(texts), screen: None, successors: None }
     }
 
     /// The same request with the caller's screen.
@@ -170,11 +250,11 @@ impl<'a> Batch<'a> {
         let mut run_all = |_| Screened::Run;
         let screen = self.screen.unwrap_or(&mut run_all);
         let mut out = Vec::new();
-        for (index, c) in self.candidates.iter().enumerate() {
+        for index in 0..self.candidates.len() {
             if screen(index) == Screened::Skip {
                 continue;
             }
-            let verdict = test(c)?;
+            let verdict = test(self.candidates.get(index))?;
             out.push(Judged { index, verdict, remembered: false });
             if verdict == Verdict::Interesting {
                 break;

@@ -8,7 +8,7 @@
 
 use crate::judge::{Batch, GrammarCheck, Judge, Memo};
 use crate::minimize::{ListMinimizer, ListRequest};
-use crate::oracle::OracleError;
+use crate::oracle::{OracleError, Texts};
 use lopper_grammar::PnfGrammar;
 use lopper_parse::Frontend;
 use lopper_tree::{Edit, EditSet, NodeId, RenderOptions, Tree};
@@ -239,7 +239,9 @@ impl Engine<'_> {
         then: Option<&Successors<'_>>,
     ) -> Result<Option<usize>, OracleError> {
         let (tree, render, rendered) = (&r.tree, self.render, &r.rendered);
-        let texts: Vec<String> = batch.iter().map(|e| rendered.take(e).unwrap_or_else(|| tree.render(e, render))).collect();
+        // Rendered when the oracle is about to judge them, not those past the answer.
+        let make = |i: usize| rendered.take(&batch[i]).unwrap_or_else(|| tree.render(&batch[i], render));
+        let texts = Texts::new(batch.len(), &make);
         let none = |_: &Tree, _: usize| Vec::new();
         let then = then.unwrap_or(&none);
         // Rendered one at a time, as the oracle starts them, and kept for the next batch.

@@ -6,7 +6,7 @@
 //! them; the judge decides, and keeps the counts of exactly what a sequential run would
 //! have judged, so neither the result nor the statistics depend on `--jobs`.
 
-use crate::oracle::{Judged, Oracle, OracleError, Screened, Successors, Verdict};
+use crate::oracle::{Judged, Oracle, OracleError, Screened, Successors, Texts, Verdict};
 use crate::stats::{PassStats, Progress, ProgressPoint, Stats, OTHER};
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
 use std::collections::{HashMap, HashSet};
@@ -192,7 +192,7 @@ impl<'a> Judge<'a> {
         match winner {
             Some(w) => {
                 let Some((h, Screen::Test(errors))) = screens[w] else { unreachable!("only tested candidates win") };
-                self.accept(&texts[w], h, errors, passes.get(w).copied(), tokens(w))?;
+                self.accept(texts.get(w), h, errors, passes.get(w).copied(), tokens(w))?;
             }
             None if !verdicts.is_empty() => self.progress.tested(&self.stats),
             None => {}
@@ -204,7 +204,7 @@ impl<'a> Judge<'a> {
     /// slot is free), so those past the answer never pay for a grammar re-parse; the
     /// screens run in order, which the in-window memos rely on. The test time (without the
     /// screening, lopper's own work) counts for the running pass.
-    fn ask<'s>(&mut self, texts: &[String], memo: Memo<'_>, successors: Option<&mut dyn FnMut(usize) -> Successors<'s>>) -> Result<Asked, OracleError> {
+    fn ask<'s>(&mut self, texts: &Texts<'_>, memo: Memo<'_>, successors: Option<&mut dyn FnMut(usize) -> Successors<'s>>) -> Result<Asked, OracleError> {
         let mut no_successors = |_| crate::oracle::no_successors();
         let successors = successors.unwrap_or(&mut no_successors);
         let (local, presume) = match memo {
@@ -216,7 +216,6 @@ impl<'a> Judge<'a> {
         let mut locals: Vec<Option<[u8; 32]>> = vec![None; texts.len()];
         let mut in_batch = HashSet::new();
         let mut local_in_batch = HashSet::new();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let t = Instant::now();
         let mut screening = std::time::Duration::ZERO;
         let Judge { oracle, checker, rejected, local_rejected, best, best_errors, grammar_check, .. } = &mut *self;
@@ -224,12 +223,13 @@ impl<'a> Judge<'a> {
         // A successor is judged against candidate `i` as the best; one presumed not
         // interesting would not be tested. Filtered as the oracle takes them.
         let mut next = |i: usize| -> Successors<'_> {
-            let presumed = move |t: &String| presume && local.is_some_and(|key| local_rejected.contains(&local_change(key, &texts[i], t)));
+            let presumed = move |t: &String| presume && local.is_some_and(|key| local_rejected.contains(&local_change(key, texts.get(i), t)));
             Box::new(successors(i).filter(move |t| t != best && !rejected.contains(&hash(t)) && !presumed(t)))
         };
         let mut screen = |i: usize| {
+            // The text is made (rendered) now: lopper's own work, like the screen.
             let since = Instant::now();
-            let t = &texts[i];
+            let t = texts.get(i);
             let h = hash(t);
             let key = local.map(|key| local_change(key, best, t));
             let presumed = key.filter(|_| presume);
@@ -258,7 +258,7 @@ impl<'a> Judge<'a> {
             screening += since.elapsed();
             run
         };
-        let verdicts = oracle.judge(crate::oracle::Batch::new(&refs).screened(&mut screen).with_successors(&mut next));
+        let verdicts = oracle.judge(crate::oracle::Batch::of(texts).screened(&mut screen).with_successors(&mut next));
         if verdicts.as_ref().is_ok_and(|v| !v.is_empty()) {
             let dt = t.elapsed().saturating_sub(screening).as_secs_f64();
             self.stats.test_seconds += dt;
@@ -348,8 +348,8 @@ pub enum GrammarCheck {
 /// One request to the [`Judge`]: candidate texts in the order a sequential run judges
 /// them, each assuming the ones before fail.
 pub(crate) struct Batch<'a> {
-    /// The candidate texts.
-    pub texts: &'a [String],
+    /// The candidate texts (made when the oracle is about to judge them).
+    pub texts: &'a Texts<'a>,
     /// Per text, the pass it counts for; empty: the running pass.
     pub passes: &'a [&'a str],
     /// Whether and how the memo of local changes is used.
@@ -363,7 +363,7 @@ pub(crate) struct Batch<'a> {
 impl<'a> Batch<'a> {
     /// `texts` with their token counts, counted for the running pass, no memo, no
     /// successors.
-    pub(crate) fn new(texts: &'a [String], tokens: &'a dyn Fn(usize) -> usize) -> Batch<'a> {
+    pub(crate) fn new(texts: &'a Texts<'a>, tokens: &'a dyn Fn(usize) -> usize) -> Batch<'a> {
         Batch { texts, passes: &[], memo: Memo::Off, tokens, successors: None }
     }
 }

@@ -145,20 +145,21 @@ fn perses_changes_are_learnt_first_and_presumed_after_a_renaming() {
     let mut j = Judge::new(&f, "int count;\nint main() { count = 2; }\nint x;\nint y;\n", &mut oracle, GrammarCheck::Reject, &mut progress).unwrap();
     let key = crate::judge::LocalKey { pass: crate::perses::INFO.name, modulo_words: true };
     let (record, presume) = (Memo::Record(key), Memo::Presume(key));
+    let one = |text: &str| crate::oracle::Texts::given(vec![text.to_string()]);
     // Recording: the deletion is tested, fails, and is learnt.
-    assert_eq!(j.judge(Batch { memo: record, ..Batch::new(&["int count;\nint main() { }\nint x;\nint y;\n".into()], &|_| 0) }).unwrap(), None);
+    assert_eq!(j.judge(Batch { memo: record, ..Batch::new(&one("int count;\nint main() { }\nint x;\nint y;\n"), &|_| 0) }).unwrap(), None);
     // A renaming (as the identifiers pass makes) is accepted.
-    assert_eq!(j.judge(Batch::new(&["int a;\nint main() { a = 2; }\nint x;\nint y;\n".into()], &|_| 0)).unwrap(), Some(0));
+    assert_eq!(j.judge(Batch::new(&one("int a;\nint main() { a = 2; }\nint x;\nint y;\n"), &|_| 0)).unwrap(), Some(0));
     // Recording presumes nothing: the same deletion among the renamed words is tested again.
-    j.judge(Batch { memo: record, ..Batch::new(&["int a;\nint main() { }\nint x;\nint y;\n".into()], &|_| 0) }).unwrap();
+    j.judge(Batch { memo: record, ..Batch::new(&one("int a;\nint main() { }\nint x;\nint y;\n"), &|_| 0) }).unwrap();
     assert_eq!((j.stats.presumed, j.stats.tests), (0, 3));
     // Then something changes further away, so the verdict cache cannot answer; presuming,
     // the same deletion in the same (renamed) neighbourhood is not tested.
-    assert_eq!(j.judge(Batch::new(&["int a;\nint main() { a = 2; }\nint x;\n".into()], &|_| 0)).unwrap(), Some(0));
-    assert_eq!(j.judge(Batch { memo: presume, ..Batch::new(&["int a;\nint main() { }\nint x;\n".into()], &|_| 0) }).unwrap(), None);
+    assert_eq!(j.judge(Batch::new(&one("int a;\nint main() { a = 2; }\nint x;\n"), &|_| 0)).unwrap(), Some(0));
+    assert_eq!(j.judge(Batch { memo: presume, ..Batch::new(&one("int a;\nint main() { }\nint x;\n"), &|_| 0) }).unwrap(), None);
     assert_eq!((j.stats.presumed, j.stats.tests), (1, 4));
     // Keyed modulo renaming only: another statement deleted there is tested.
-    assert_eq!(j.judge(Batch { memo: presume, ..Batch::new(&["int a;\nint main() { a = 2; }\n".into()], &|_| 0) }).unwrap(), Some(0));
+    assert_eq!(j.judge(Batch { memo: presume, ..Batch::new(&one("int a;\nint main() { a = 2; }\n"), &|_| 0) }).unwrap(), Some(0));
     assert_eq!((j.stats.presumed, j.stats.tests), (1, 5));
     drop(j);
     assert_eq!(tested.len(), 5, "{tested:?}");

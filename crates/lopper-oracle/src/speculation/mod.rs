@@ -4,7 +4,7 @@
 
 mod slots;
 
-use crate::{Executor, Finished, OracleError, RunId, Screened, Successors, Verdict};
+use crate::{Candidates, Executor, Finished, OracleError, RunId, Screened, Successors, Verdict};
 pub(crate) use slots::Slots;
 use std::collections::BTreeSet;
 use std::iter::Peekable;
@@ -254,7 +254,7 @@ struct Call<'c> {
     spec: &'c mut Speculation,
     jobs: usize,
     capture: bool,
-    candidates: &'c [&'c str],
+    candidates: Candidates<'c>,
     judge: &'c mut dyn FnMut(Finished) -> Verdict,
     /// Per candidate: `None` until known; skipped candidates count as known, not
     /// interesting.
@@ -381,7 +381,7 @@ impl<'c> Call<'c> {
             // A candidate that yielded its slot, already screened, runs again first.
             if let Some(i) = self.requeued.pop_first() {
                 if i < first_yes {
-                    self.slots.start(self.exec, self.candidates[i], self.capture, i)?;
+                    self.slots.start(self.exec, self.candidates.get(i), self.capture, i)?;
                 }
                 continue;
             }
@@ -395,7 +395,7 @@ impl<'c> Call<'c> {
                 continue;
             }
             // A successor run of an earlier call (or of this one) with this text: adopted.
-            if let Some(k) = self.spec.carried.iter().position(|c| c.text == self.candidates[i]) {
+            if let Some(k) = self.spec.carried.iter().position(|c| c.text == self.candidates.get(i)) {
                 let c = self.spec.carried.remove(k);
                 tracing::debug!(candidate = i, finished = c.done.is_some(), "successor used");
                 self.wasted.successors_used += 1;
@@ -407,7 +407,7 @@ impl<'c> Call<'c> {
                     None => self.slots.adopt(c.id, i),
                 }
             } else {
-                self.slots.start(self.exec, self.candidates[i], self.capture, i)?;
+                self.slots.start(self.exec, self.candidates.get(i), self.capture, i)?;
             }
             if self.jobs > 1 && self.parent.is_none() && self.spec.eager() && self.verdicts[..i].iter().all(Option::is_some) {
                 return Ok(Filled::Recheck);

@@ -250,3 +250,24 @@ fn a_later_run_yields_its_slot_to_a_successor_and_runs_again_when_the_long_one_f
     assert_eq!(sim.next, 4);
     assert_eq!(sim.in_flight(), 0, "nothing left running");
 }
+
+#[test]
+fn texts_made_on_demand_are_made_only_for_the_candidates_started() {
+    // Candidate 3 of 20 is interesting; a text is made when its candidate starts, so past
+    // the answer at most the runs that were already under way when it was known.
+    for jobs in [1, 2, 5] {
+        let made = std::cell::Cell::new(0);
+        let make = |i: usize| {
+            made.set(made.get() + 1);
+            format!("c{i} {} d{}", if i == 3 { "yes" } else { "no" }, 2 + i % 3)
+        };
+        let texts = crate::Texts::new(20, &make);
+        let mut sim = Simulated { now: 0, runs: BTreeMap::new(), next: 0, most_in_flight: 0, ended: Vec::new() };
+        let mut interesting = |f: Finished| if f.stdout.contains(" yes ") { Verdict::Interesting } else { Verdict::NotInteresting };
+        let (verdicts, _) =
+            Scheduler { exec: &mut sim, spec: &mut Speculation::default(), jobs, capture: false }.first_interesting(Batch::of(&texts), &mut interesting);
+        assert_eq!(verdicts.unwrap().last(), Some(&(3, Verdict::Interesting)), "jobs {jobs}");
+        assert_eq!(made.get(), sim.next as usize, "jobs {jobs}: one text per run started");
+        assert!(made.get() < 4 + jobs, "jobs {jobs}: {} texts made", made.get());
+    }
+}

@@ -5,7 +5,7 @@
 use crate::engine::{Algorithm, Deletion, Empty, Engine, Round, LIST};
 use crate::judge::Batch;
 use crate::minimize::ListRequest;
-use crate::oracle::OracleError;
+use crate::oracle::{OracleError, Texts};
 use lopper_tree::{NodeId, NodeKind, Tree};
 
 impl Engine<'_> {
@@ -18,8 +18,8 @@ impl Engine<'_> {
         let weights = vec![1; lines.len()];
         let list = ListRequest { weights: &weights, may_empty: false, lookahead: self.opts.search.window };
         self.opts.search.minimizer.minimize(list, &mut |keeps: &[Vec<usize>], _: &dyn Fn(usize) -> Vec<Vec<usize>>| {
-            let texts: Vec<String> = keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect();
-            let tokens = |w: usize| frontend.parse(&texts[w]).map_or(0, |p| p.tree.token_count());
+            let texts = Texts::given(keeps.iter().map(|k| k.iter().map(|&i| lines[i].as_str()).collect()).collect());
+            let tokens = |w: usize| frontend.parse(texts.get(w)).map_or(0, |p| p.tree.token_count());
             self.j.judge(Batch::new(&texts, &tokens))
         })?;
         Ok(())

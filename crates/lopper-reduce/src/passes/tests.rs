@@ -465,10 +465,11 @@ impl<F: FnMut(&str) -> bool> crate::Oracle for Foresight<F> {
         let screen = batch.screen.unwrap_or(&mut run_all);
         let successors = batch.successors.unwrap_or(&mut none);
         let mut out = Vec::new();
-        for (i, c) in batch.candidates.iter().enumerate() {
+        for i in 0..batch.candidates.len() {
             if screen(i) == crate::oracle::Screened::Skip {
                 continue;
             }
+            let c = batch.candidates.get(i);
             if let Some(p) = self.predicted.take() {
                 if p[0] == *c {
                     self.met += 1;

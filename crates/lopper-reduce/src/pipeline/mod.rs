@@ -20,7 +20,7 @@ mod schedule;
 pub use crate::engine::Algorithm;
 use crate::engine::{Engine, Options};
 use crate::judge::{Batch, Judge, LocalKey, Memo};
-use crate::oracle::{Oracle, OracleError, Verdict};
+use crate::oracle::{Oracle, OracleError, Texts, Verdict};
 use crate::perses::{reborrow, RoundHooks};
 use crate::stats::{Progress, Stats};
 use crate::unused::UnusedSearch;
@@ -215,9 +215,9 @@ impl Fixpoint {
 /// Comments are trivia: drops them all from the best (`tree`) at once, one test, and keeps
 /// them in every later candidate (`keep_comments`) if the test needs them.
 fn drop_comments(e: &mut Engine<'_>, tree: &Tree) -> Result<(), OracleError> {
-    let plain = tree.render(&EditSet::default(), RenderOptions { keep_comments: false });
+    let plain = Texts::given(vec![tree.render(&EditSet::default(), RenderOptions { keep_comments: false })]);
     let tokens = tree.token_count();
-    e.render.keep_comments = plain != e.j.best && e.j.judge(Batch::new(&[plain], &|_| tokens))?.is_none();
+    e.render.keep_comments = plain.get(0) != e.j.best && e.j.judge(Batch::new(&plain, &|_| tokens))?.is_none();
     Ok(())
 }
 
@@ -230,8 +230,8 @@ fn layout(e: &mut Engine<'_>) -> Result<(), OracleError> {
     }
     let Some(tree) = e.parse_best() else { return Ok(()) };
     e.j.set_pass(passes::layout::INFO.name);
-    let text = passes::layout::layout(&tree);
+    let text = Texts::given(vec![passes::layout::layout(&tree)]);
     let tokens = tree.token_count();
-    e.j.judge(Batch::new(&[text], &|_| tokens))?;
+    e.j.judge(Batch::new(&text, &|_| tokens))?;
     Ok(())
 }

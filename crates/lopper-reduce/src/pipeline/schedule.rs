@@ -2,7 +2,7 @@
 
 use crate::engine::Engine;
 use crate::judge::{Batch, LocalKey, Memo};
-use crate::oracle::{no_successors, OracleError, Successors};
+use crate::oracle::{no_successors, OracleError, Successors, Texts};
 use crate::passes::{self, Context, Instance, Measure};
 use lopper_parse::Frontend;
 use lopper_tree::{RenderOptions, Tree};
@@ -74,13 +74,14 @@ impl Engine<'_> {
                     break;
                 }
                 let Variants { texts, ks, tokens, next, exhausted, .. } = batch;
+                let texts = Texts::given(texts);
                 // If variant `w` is accepted, the same pass numbers its instances from
                 // `ks[w]` over it: those are its successors.
                 // One fresh pass serves every candidate: `prepare` renumbers it from scratch.
                 let (mut fresh, frontend, g, render, jobs) = (pass.fresh(), self.frontend, self.g, self.render, self.opts.search.window.max(1));
                 let mut successors = |w: usize| -> Successors<'_> {
-                    let (Some(p), Ok(parsed)) = (fresh.as_mut(), frontend.parse(&texts[w])) else { return no_successors() };
-                    let cx = Context { best: &texts[w], tree: &parsed.tree, grammar: g };
+                    let (Some(p), Ok(parsed)) = (fresh.as_mut(), frontend.parse(texts.get(w))) else { return no_successors() };
+                    let cx = Context { best: texts.get(w), tree: &parsed.tree, grammar: g };
                     p.prepare(cx);
                     Box::new(variants(p.as_ref(), cx, ks[w], jobs, render, frontend).texts.into_iter())
                 };
