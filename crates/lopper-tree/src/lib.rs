@@ -80,7 +80,8 @@ pub struct Tree {
     root: NodeId,
     /// Token nodes in source order.
     token_order: Vec<NodeId>,
-    /// For each node that is a token: its index in `token_order`.
+    /// For each node: the index in `token_order` of its subtree's first token (a token's
+    /// own index); `u32::MAX` where the subtree has no token.
     token_index: Vec<u32>,
     /// Comment byte ranges, sorted.
     comments: Vec<Range<u32>>,
@@ -88,6 +89,8 @@ pub struct Tree {
     /// parents, left to right, no other node): then a subtree's nodes are the ids from its
     /// leftmost descendant's to its own ([`Tree::subtree_ids`]).
     postorder: bool,
+    /// Whether the source has a CRLF ([`Tree::line_break`]).
+    crlf: bool,
 }
 
 /// Whether `nodes` holds exactly the tree under `root`, numbered in post-order.
@@ -172,22 +175,24 @@ impl TreeBuilder {
     /// Finishes the tree with `root` as its root. Tokens must not overlap.
     pub fn finish(self, root: NodeId) -> Tree {
         let mut token_order = Vec::new();
+        let mut token_index = vec![u32::MAX; self.nodes.len()];
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n.0 as usize];
+            // Pre-order, tokens in source order: a subtree's first token is the next one.
+            if node.tokens > 0 {
+                token_index[n.0 as usize] = token_order.len() as u32;
+            }
             if node.kind == NodeKind::Token {
                 token_order.push(n);
             }
             stack.extend(node.children.iter().rev());
         }
-        let mut token_index = vec![u32::MAX; self.nodes.len()];
-        for (i, t) in token_order.iter().enumerate() {
-            token_index[t.0 as usize] = i as u32;
-        }
         let mut comments = self.comments;
         comments.sort_by_key(|r| r.start);
         let postorder = postorder(&self.nodes, root);
-        Tree { source: self.source, nodes: self.nodes, root, token_order, token_index, comments, postorder }
+        let crlf = self.source.contains("\r\n");
+        Tree { source: self.source, nodes: self.nodes, root, token_order, token_index, comments, postorder, crlf }
     }
 }
 
@@ -234,28 +239,22 @@ impl Tree {
 
     /// The position of token node `id` in [`Tree::token_ids`]; `None` for inner nodes.
     pub fn token_position(&self, id: NodeId) -> Option<usize> {
-        self.token_index.get(id.0 as usize).filter(|&&i| i != u32::MAX).map(|&i| i as usize)
+        self.token_index.get(id.0 as usize).filter(|&&i| i != u32::MAX && self.node(id).kind == NodeKind::Token).map(|&i| i as usize)
     }
 
     /// The token nodes of `id`'s subtree, in source order (a slice of [`Tree::token_ids`]:
     /// a subtree's tokens are contiguous).
     pub fn subtree_token_ids(&self, id: NodeId) -> &[NodeId] {
-        let len = self.node(id).tokens as usize;
-        let mut n = id;
-        while self.node(n).kind != NodeKind::Token {
-            match self.node(n).children.iter().find(|c| self.node(**c).tokens > 0) {
-                Some(c) => n = *c,
-                None => return &[],
-            }
+        match self.token_index[id.0 as usize] {
+            u32::MAX => &[],
+            start => &self.token_order[start as usize..start as usize + self.node(id).tokens as usize],
         }
-        let start = self.token_position(n).expect("a token node has a position");
-        &self.token_order[start..start + len]
     }
 
     /// The source's line break: `"\r\n"` when it has any CRLF, else `"\n"`. Rendering
     /// uses it for the line breaks it inserts, so CRLF files stay CRLF throughout.
     pub fn line_break(&self) -> &'static str {
-        if self.source.contains("\r\n") {
+        if self.crlf {
             "\r\n"
         } else {
             "\n"
