@@ -11,7 +11,7 @@ use crate::minimize::{ListMinimizer, ListRequest};
 use crate::oracle::{OracleError, Texts};
 use lopper_grammar::PnfGrammar;
 use lopper_parse::Frontend;
-use lopper_tree::{Edit, EditSet, NodeId, RenderOptions, Tree};
+use lopper_tree::{BaseRendering, Edit, EditSet, NodeId, RenderOptions, Tree};
 use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
 
@@ -125,12 +125,46 @@ pub(crate) struct Round {
     pub(crate) progress: bool,
     /// The texts of the last successors rendered for the oracle.
     rendered: Rendered,
+    /// The rendering of `state` with where each token went, from which candidates that
+    /// delete more are spliced ([`Tree::render_more`]); made when first needed.
+    base: RefCell<Option<BaseRendering>>,
 }
 
 impl Round {
     /// A round over `tree` with no edits yet.
     pub(crate) fn new(tree: Tree) -> Round {
-        Round { live: tree.live(&EditSet::default()), tree, state: EditSet::default(), progress: false, rendered: Rendered::default() }
+        Round {
+            live: tree.live(&EditSet::default()),
+            tree,
+            state: EditSet::default(),
+            progress: false,
+            rendered: Rendered::default(),
+            base: RefCell::new(None),
+        }
+    }
+
+    /// The text of `edits`, an edit set of the round's tree: spliced from the state's
+    /// rendering where `edits` only deletes more, else rendered in full.
+    fn render(&self, edits: &EditSet, opts: RenderOptions) -> String {
+        let mut base = self.base.borrow_mut();
+        // The state's rendering is made for the first candidate that can be spliced.
+        if base.as_ref().is_none_or(|b| b.opts() != opts) && edits.deletes_beyond(&self.state) {
+            *base = Some(self.tree.render_base(&self.state, opts));
+        }
+        match base.as_ref().filter(|b| b.opts() == opts).and_then(|b| self.tree.render_more(b, &self.state, &self.live, edits, false)) {
+            Some((text, _)) => text,
+            None => self.tree.render(edits, opts),
+        }
+    }
+
+    /// Makes `state` the round's state (a candidate found interesting), its rendering
+    /// spliced from the old one's where it only deletes more.
+    fn advance(&mut self, state: EditSet) {
+        let next = self.base.get_mut().take().and_then(|b| self.tree.render_more(&b, &self.state, &self.live, &state, true)).and_then(|(_, b)| b);
+        *self.base.get_mut() = next;
+        self.live = self.tree.live(&state);
+        self.state = state;
+        self.progress = true;
     }
 }
 
@@ -238,27 +272,26 @@ impl Engine<'_> {
         passes: &[&str],
         then: Option<&Successors<'_>>,
     ) -> Result<Option<usize>, OracleError> {
-        let (tree, render, rendered) = (&r.tree, self.render, &r.rendered);
+        let round: &Round = r;
+        let (tree, render, rendered) = (&round.tree, self.render, &round.rendered);
         // Rendered when the oracle is about to judge them, not those past the answer.
-        let make = |i: usize| rendered.take(&batch[i]).unwrap_or_else(|| tree.render(&batch[i], render));
+        let make = |i: usize| rendered.take(&batch[i]).unwrap_or_else(|| round.render(&batch[i], render));
         let texts = Texts::new(batch.len(), &make);
         let none = |_: &Tree, _: usize| Vec::new();
         let then = then.unwrap_or(&none);
         // Rendered one at a time, as the oracle starts them, and kept for the next batch.
         let mut successors = |i: usize| -> crate::oracle::Successors<'_> {
             Box::new(then(tree, i).into_iter().map(move |e| {
-                let text = tree.render(&e, render);
+                let text = round.render(&e, render);
                 rendered.keep(e, text.clone());
                 text
             }))
         };
-        let tokens = |i: usize| r.tree.count_tokens(&batch[i]);
+        let tokens = |i: usize| tree.count_tokens(&batch[i]);
         let request = Batch { texts: &texts, passes, memo: self.perses_memo, tokens: &tokens, successors: Some(&mut successors) };
         let winner = self.j.judge(request)?;
         if let Some(i) = winner {
-            r.state = batch.into_iter().nth(i).expect("winner is in the batch");
-            r.live = r.tree.live(&r.state);
-            r.progress = true;
+            r.advance(batch.into_iter().nth(i).expect("winner is in the batch"));
         }
         Ok(winner)
     }

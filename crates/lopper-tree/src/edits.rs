@@ -62,6 +62,30 @@ impl EditSet {
     pub fn ids(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.0.keys().copied()
     }
+
+    /// Whether this set is `base` plus deletions of nodes `base` has no edit for (every
+    /// edit of `base` kept as it is): a list minimizer's candidates over its state.
+    pub fn deletes_beyond(&self, base: &EditSet) -> bool {
+        if self.0.len() < base.0.len() {
+            return false;
+        }
+        // One walk over both, in id order.
+        let mut theirs = base.0.iter().peekable();
+        for (id, e) in &self.0 {
+            match theirs.peek() {
+                Some(&(b, be)) if b == id => {
+                    if be != e {
+                        return false;
+                    }
+                    theirs.next();
+                }
+                Some(&(b, _)) if b < id => return false,
+                _ if *e != Edit::Delete => return false,
+                _ => {}
+            }
+        }
+        theirs.next().is_none()
+    }
 }
 
 impl Extend<(NodeId, Edit)> for EditSet {

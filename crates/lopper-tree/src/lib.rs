@@ -16,14 +16,19 @@
 //! edited nodes; `render` and `count_tokens` take a subtree with no edit inside (found by
 //! marking each edited node's ancestors) as one span of the source, and `live` as one
 //! range of ids, since the arena is in post-order (which `TreeBuilder::finish` checks).
+//! A state plus further deletions (a list minimizer's candidates) is spliced from the
+//! state's [`BaseRendering`] ([`Tree::render_more`]): the base's text copied around the
+//! deleted runs, at the cost of the runs, not of the state's other edits.
 
 mod edits;
 mod render;
+mod splice;
 
 pub use edits::{Edit, EditSet};
 use edits::{EditIndex, NodeBits};
 use lopper_grammar::{PnfGrammar, SymbolId};
 pub use render::RenderOptions;
+pub use splice::BaseRendering;
 use std::fmt::Write as _;
 use std::ops::Range;
 

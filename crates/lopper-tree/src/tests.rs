@@ -306,3 +306,16 @@ proptest::proptest! {
         proptest::prop_assert_eq!(t.live(&e), live);
     }
 }
+
+#[test]
+fn an_edit_set_deletes_beyond_a_base_when_it_keeps_its_edits_and_only_deletes_more() {
+    let (a, b, c) = (NodeId(1), NodeId(2), NodeId(3));
+    let base = EditSet::default().with(b, Edit::Replace(c));
+    assert!(base.deletes_beyond(&base));
+    assert!(base.with(a, Edit::Delete).deletes_beyond(&base));
+    assert!(base.with(c, Edit::Delete).deletes_beyond(&base));
+    assert!(!base.with(a, Edit::Text("x".into())).deletes_beyond(&base), "a renaming");
+    assert!(!base.with(b, Edit::Delete).deletes_beyond(&base), "the base's edit changed");
+    assert!(!EditSet::default().with(a, Edit::Delete).deletes_beyond(&base), "the base's edit dropped");
+    assert!(!base.with(a, Edit::Replace(c)).deletes_beyond(&base), "a replacement");
+}
