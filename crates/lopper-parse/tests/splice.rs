@@ -67,15 +67,15 @@ fn check(
     prop_assert_eq!(&b.text, &t.render(&s, opts));
     let live = t.live(&s);
     let s2 = more(&t, &s, extra);
-    let Some((text2, b2)) = t.render_more(&b, &s, &live, &s2, true) else {
+    let Some(text2) = t.render_more(&b, &s, &live, &s2) else {
         return Err(TestCaseError::fail("deletions of unedited nodes are spliced"));
     };
     prop_assert_eq!(&text2, &t.render(&s2, opts));
     // The spliced base serves as a base in turn.
-    let b2 = b2.expect("asked for spans");
+    let b2 = t.render_more_base(&b, &s, &live, &s2).expect("deletions of unedited nodes");
     prop_assert_eq!(&b2.text, &text2);
     let s3 = more(&t, &s2, again);
-    let (text3, _) = t.render_more(&b2, &s2, &t.live(&s2), &s3, false).expect("deletions again");
+    let text3 = t.render_more(&b2, &s2, &t.live(&s2), &s3).expect("deletions again");
     prop_assert_eq!(&text3, &t.render(&s3, opts));
     Ok(())
 }
@@ -106,12 +106,12 @@ fn a_base_with_other_edits_than_deletions_added_is_not_spliced() {
     let live = t.live(&s);
     let token = t.token_ids()[3];
     let renamed = s.with(token, Edit::Text("y".into()));
-    assert!(t.render_more(&b, &s, &live, &renamed, false).is_none());
+    assert!(t.render_more(&b, &s, &live, &renamed).is_none());
     // An edit of the base taken back: not a superset.
     let deleted = s.with(token, Edit::Delete);
     let b2 = t.render_base(&deleted, opts);
-    assert!(t.render_more(&b2, &deleted, &t.live(&deleted), &s, false).is_none());
+    assert!(t.render_more(&b2, &deleted, &t.live(&deleted), &s).is_none());
     // A deletion: spliced, and equal to the full rendering.
-    let (text, _) = t.render_more(&b, &s, &live, &deleted, false).unwrap();
+    let text = t.render_more(&b, &s, &live, &deleted).unwrap();
     assert_eq!(text, t.render(&deleted, opts));
 }

@@ -151,8 +151,8 @@ impl Round {
         if base.as_ref().is_none_or(|b| b.opts() != opts) && edits.deletes_beyond(&self.state) {
             *base = Some(self.tree.render_base(&self.state, opts));
         }
-        match base.as_ref().filter(|b| b.opts() == opts).and_then(|b| self.tree.render_more(b, &self.state, &self.live, edits, false)) {
-            Some((text, _)) => text,
+        match base.as_ref().filter(|b| b.opts() == opts).and_then(|b| self.tree.render_more(b, &self.state, &self.live, edits)) {
+            Some(text) => text,
             None => self.tree.render(edits, opts),
         }
     }
@@ -160,7 +160,7 @@ impl Round {
     /// Makes `state` the round's state (a candidate found interesting), its rendering
     /// spliced from the old one's where it only deletes more.
     fn advance(&mut self, state: EditSet) {
-        let next = self.base.get_mut().take().and_then(|b| self.tree.render_more(&b, &self.state, &self.live, &state, true)).and_then(|(_, b)| b);
+        let next = self.base.get_mut().take().and_then(|b| self.tree.render_more_base(&b, &self.state, &self.live, &state));
         *self.base.get_mut() = next;
         self.live = self.tree.live(&state);
         self.state = state;

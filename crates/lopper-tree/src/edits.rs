@@ -66,25 +66,31 @@ impl EditSet {
     /// Whether this set is `base` plus deletions of nodes `base` has no edit for (every
     /// edit of `base` kept as it is): a list minimizer's candidates over its state.
     pub fn deletes_beyond(&self, base: &EditSet) -> bool {
+        self.deletions_beyond(base).is_some()
+    }
+
+    /// The nodes this set deletes beyond `base`, in id order, where it is `base` plus
+    /// deletions ([`EditSet::deletes_beyond`]); `None` otherwise. One walk over both sets.
+    pub(crate) fn deletions_beyond(&self, base: &EditSet) -> Option<Vec<NodeId>> {
         if self.0.len() < base.0.len() {
-            return false;
+            return None;
         }
-        // One walk over both, in id order.
+        let mut added = Vec::with_capacity(self.0.len() - base.0.len());
         let mut theirs = base.0.iter().peekable();
         for (id, e) in &self.0 {
             match theirs.peek() {
                 Some(&(b, be)) if b == id => {
                     if be != e {
-                        return false;
+                        return None;
                     }
                     theirs.next();
                 }
-                Some(&(b, _)) if b < id => return false,
-                _ if *e != Edit::Delete => return false,
-                _ => {}
+                Some(&(b, _)) if b < id => return None,
+                _ if *e != Edit::Delete => return None,
+                _ => added.push(*id),
             }
         }
-        theirs.next().is_none()
+        theirs.next().is_none().then_some(added)
     }
 }
 

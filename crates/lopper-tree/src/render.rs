@@ -16,7 +16,12 @@ pub(crate) struct Rendering<'t> {
     pub(crate) last_edited: bool,
 }
 
-impl Rendering<'_> {
+impl<'t> Rendering<'t> {
+    /// An empty rendering of `tree`, with room for `capacity` bytes.
+    pub(crate) fn new(tree: &'t Tree, opts: RenderOptions, capacity: usize) -> Rendering<'t> {
+        Rendering { tree, opts, nl: tree.line_break(), out: String::with_capacity(capacity), last: None, last_edited: false }
+    }
+
     /// The text: after the source's last token its trailing trivia, after an earlier one a
     /// line break.
     pub(crate) fn finish(self) -> String {
@@ -90,14 +95,12 @@ impl Tree {
     pub fn render(&self, edits: &EditSet, opts: RenderOptions) -> String {
         let index = EditIndex::new(edits, self.nodes.len());
         let touched = self.touched(edits);
-        let mut r = Rendering { tree: self, opts, nl: self.line_break(), out: String::with_capacity(self.source.len()), last: None, last_edited: false };
+        let mut r = Rendering::new(self, opts, self.source.len());
         self.walk_indexed(&index, |id| {
             let node = self.node(id);
             if node.text.is_some() {
-                match index.get(id) {
-                    Some(Edit::Text(t)) => r.token(id, t, true),
-                    _ => r.token(id, self.token_text(id), false),
-                }
+                let (text, edited) = self.edited_text(id, index.get(id));
+                r.token(id, text, edited);
                 return false;
             }
             if node.tokens < 2 || touched.contains(id) {
@@ -115,6 +118,15 @@ impl Tree {
             false
         });
         r.finish()
+    }
+
+    /// Token `id`'s text under its edit `edit`, and whether the edit changed it (an
+    /// [`Edit::Text`]).
+    pub(crate) fn edited_text<'e>(&'e self, id: NodeId, edit: Option<&'e Edit>) -> (&'e str, bool) {
+        match edit {
+            Some(Edit::Text(t)) => (t, true),
+            _ => (self.token_text(id), false),
+        }
     }
 
     /// The nodes whose subtree holds an edit (themselves included): each edited node and

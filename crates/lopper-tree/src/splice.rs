@@ -12,7 +12,7 @@
 
 use crate::edits::EditIndex;
 use crate::render::{RenderOptions, Rendering};
-use crate::{Edit, EditSet, Tree};
+use crate::{EditSet, Tree};
 
 /// A base state's text, with where each live token's contribution lies in it.
 #[derive(Clone, Debug)]
@@ -48,17 +48,14 @@ impl Tree {
     /// [`Tree::render`], at the cost of every live token.
     pub fn render_base(&self, edits: &EditSet, opts: RenderOptions) -> BaseRendering {
         let index = EditIndex::new(edits, self.nodes.len());
-        let mut r = Rendering { tree: self, opts, nl: self.line_break(), out: String::with_capacity(self.source.len()), last: None, last_edited: false };
+        let mut r = Rendering::new(self, opts, self.source.len());
         let mut spans = Vec::new();
         let mut exact = true;
         self.walk_indexed(&index, |id| {
             if self.node(id).text.is_none() {
                 return true;
             }
-            let (text, edited) = match index.get(id) {
-                Some(Edit::Text(t)) => (t.as_str(), true),
-                _ => (self.token_text(id), false),
-            };
+            let (text, edited) = self.edited_text(id, index.get(id));
             exact &= !text.is_empty();
             let start = r.out.len() as u32;
             r.token(id, text, edited);
@@ -72,21 +69,28 @@ impl Tree {
     /// nodes are `live`, as [`Tree::live`] gives): the same as [`Tree::render`] of `edits`.
     /// `None` where splicing does not apply and the caller renders in full: `edits` is
     /// not `base_edits` plus deletions of nodes without an edit there, or the base has an
-    /// empty token text. With `spans`, also the rendering as a base of its own.
-    pub fn render_more(
-        &self,
-        base: &BaseRendering,
-        base_edits: &EditSet,
-        live: &[bool],
-        edits: &EditSet,
-        spans: bool,
-    ) -> Option<(String, Option<BaseRendering>)> {
-        if !base.exact || !edits.deletes_beyond(base_edits) {
+    /// empty token text.
+    pub fn render_more(&self, base: &BaseRendering, base_edits: &EditSet, live: &[bool], edits: &EditSet) -> Option<String> {
+        let dead = self.dead_runs(base, base_edits, live, edits)?;
+        Some(self.splice(base, &dead, edits, false).0)
+    }
+
+    /// [`Tree::render_more`] as a base of its own: the text with where each live token's
+    /// contribution lies in it.
+    pub fn render_more_base(&self, base: &BaseRendering, base_edits: &EditSet, live: &[bool], edits: &EditSet) -> Option<BaseRendering> {
+        let dead = self.dead_runs(base, base_edits, live, edits)?;
+        let (text, spans) = self.splice(base, &dead, edits, true);
+        Some(BaseRendering { text, spans, opts: base.opts, exact: base.exact })
+    }
+
+    /// The ranges of `base`'s spans that the deletions `edits` adds to `base_edits` take
+    /// away, sorted; `None` where splicing does not apply (see [`Tree::render_more`]).
+    fn dead_runs(&self, base: &BaseRendering, base_edits: &EditSet, live: &[bool], edits: &EditSet) -> Option<Vec<(usize, usize)>> {
+        if !base.exact {
             return None;
         }
-        // The added deletions, each as the range of base spans it kills.
-        let mut dead: Vec<(usize, usize)> = Vec::new();
-        for id in edits.ids().filter(|id| !base_edits.contains(*id)) {
+        let mut dead = Vec::new();
+        for id in edits.deletions_beyond(base_edits)? {
             // A node the base does not render (deleted, or skipped by a replacement) takes
             // nothing away; one it renders takes its subtree's live tokens.
             if !live.get(id.0 as usize).copied().unwrap_or(false) || self.node(id).tokens == 0 {
@@ -101,17 +105,17 @@ impl Tree {
             }
         }
         dead.sort_unstable();
-        Some(self.splice(base, &dead, edits, spans))
+        Some(dead)
     }
 
     /// `base`'s text without the contributions of the spans in `dead` (sorted ranges of
     /// span positions), each live token that follows a run written anew after the live
-    /// token before the run. The base's contributions lie back to back from byte 0, and its
-    /// ending (after the last one) depends only on its last live token.
-    fn splice(&self, base: &BaseRendering, dead: &[(usize, usize)], edits: &EditSet, with_spans: bool) -> (String, Option<BaseRendering>) {
+    /// token before the run; with `with_spans`, the spans of the new text too. The base's
+    /// contributions lie back to back from byte 0, and its ending (after the last one)
+    /// depends only on its last live token.
+    fn splice(&self, base: &BaseRendering, dead: &[(usize, usize)], edits: &EditSet, with_spans: bool) -> (String, Vec<Span>) {
         let m = base.spans.len();
-        let mut r =
-            Rendering { tree: self, opts: base.opts, nl: self.line_break(), out: String::with_capacity(base.text.len()), last: None, last_edited: false };
+        let mut r = Rendering::new(self, base.opts, base.text.len());
         let mut spans: Vec<Span> = Vec::new();
         // Copies the base's contributions of spans `from..to` (and, with `to == m`, the
         // ending), keeping their spans shifted to where they land.
@@ -146,18 +150,15 @@ impl Tree {
             }
             let Some(&n) = base.spans.get(to) else {
                 // The run reaches the end: the ending follows the live token before it.
-                let text = r.finish();
-                let rendering = with_spans.then(|| BaseRendering { text: text.clone(), spans, opts: base.opts, exact: base.exact });
-                return (text, rendering);
+                return (r.finish(), spans);
             };
             let id = self.token_order[n.token as usize];
-            let (text, edited) = match edits.get(id) {
-                Some(Edit::Text(t)) => (t.as_str(), true),
-                _ => (self.token_text(id), false),
-            };
+            let (text, edited) = self.edited_text(id, edits.get(id));
             let start = r.out.len() as u32;
             r.token(id, text, edited);
-            spans.push(Span { token: n.token, start, end: r.out.len() as u32, edited });
+            if with_spans {
+                spans.push(Span { token: n.token, start, end: r.out.len() as u32, edited });
+            }
             k = to + 1;
         }
         if k < m {
@@ -168,8 +169,6 @@ impl Tree {
         } else {
             r.out.push_str(&base.text);
         }
-        let text = r.out;
-        let rendering = with_spans.then(|| BaseRendering { text: text.clone(), spans, opts: base.opts, exact: base.exact });
-        (text, rendering)
+        (r.out, spans)
     }
 }
