@@ -29,8 +29,9 @@ fn the_first_argument_of_a_call_can_go() {
 fn a_statement_deep_inside_is_hoisted_by_replacement() {
     let src = "int main(int n) {\n  if (n) {\n    while (n > 0) {\n      n--;\n      crash(n);\n    }\n  }\n  return 0;\n}\n";
     let out = run(Language::C, src, |c| c.contains("int main(int n) {") && c.contains("crash(n)"));
-    // `crash(n);` was hoisted by replacement; the body keeps its own closing brace.
-    assert_eq!(out.text, "int main(int n) {\n      crash(n);\n}\n");
+    // `crash(n);` was hoisted by replacement: `main`'s body by the `if`'s block (whose
+    // closing brace it keeps), then the `while` by its statement.
+    assert_eq!(out.text, "int main(int n) {\n      crash(n);\n  }\n");
     assert_eq!(out.stats.tokens_before, 33);
     assert_eq!(out.stats.tokens_after, 13);
     assert!(out.stats.pass_named("replace").is_some_and(|p| p.accepted >= 1), "{:?}", out.stats.pass_stats);
@@ -198,7 +199,7 @@ fn where_nearly_every_candidate_passes_many_nodes_go_in_one_test() {
 #[test]
 fn instances_empty_every_body_but_the_needed_one_in_few_tests() {
     // 64 function bodies, each using the one before; the test needs f37's call of crash().
-    // (The search runs on programs of 20k tokens or more: ~32k here.)
+    // (The search runs on programs of 25k tokens or more: ~32k here.)
     let filler = "x = x + 1; ".repeat(80);
     let mut src = String::from("int crash(void);\nint f0(void) { return 0; }\n");
     for i in 1..64 {
@@ -220,4 +221,34 @@ fn instances_empty_every_body_but_the_needed_one_in_few_tests() {
     // bodies, by a coarse ddmin of 6 levels; one body at a time would cost 63 accepted
     // tests.
     assert!(instances.tests <= 2 * (2 * 6 + 2), "{:?}", out.stats.pass_stats);
+}
+
+#[test]
+fn a_replacement_waits_behind_a_large_child_not_behind_a_small_one() {
+    // `if (x) { … }`: replacing the `if` by its body saves 4 tokens (and `main`'s body by
+    // the `if`'s, 6). The indices of the first tested candidate without the `if` (crash
+    // kept) and of the first that deletes any of the body's statements while the `if` is
+    // there.
+    let order = |statements: usize| {
+        let filler = "    x = x + 1;\n".repeat(statements);
+        let src = format!("int main(int x) {{\n  if (x) {{\n{filler}    crash();\n  }}\n}}\n");
+        let f = Frontend::new(Language::C).unwrap();
+        let mut tested: Vec<String> = Vec::new();
+        let mut oracle = |c: &str| {
+            tested.push(c.to_string());
+            c.starts_with("int main(int x) {") && c.contains("crash();")
+        };
+        reduce(&f, &src, &mut oracle, &Options::perses(1), Pipeline::perses(), &mut crate::NoProgress).unwrap();
+        let replaced = tested.iter().position(|c| !c.contains("if (x)") && c.contains("crash();")).unwrap();
+        // (None when the replacement passed first: then no candidate has both.)
+        let deleted_inside = tested.iter().position(|c| c.contains("if (x)") && c.matches("x = x + 1;").count() < statements).unwrap_or(tested.len());
+        (replaced, deleted_inside)
+    };
+    // 40 statements of 6 tokens: the deletions inside, worth 240 tokens, go first.
+    let (replaced, deleted_inside) = order(40);
+    assert!(deleted_inside < replaced, "{deleted_inside} {replaced}");
+    // 10 statements (a body of 66 tokens, under `POSTPONE_MIN`): Perses' own order, the
+    // replacement first.
+    let (replaced, deleted_inside) = order(10);
+    assert!(replaced < deleted_inside, "{replaced} {deleted_inside}");
 }
