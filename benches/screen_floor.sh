@@ -16,7 +16,6 @@ for case in "$corpus"/*/; do
   name=$(basename "$case")
   [[ "$name" == *"$filter"* ]] || continue
   input=$(ls "$case"/input.* 2>/dev/null | head -n 1) || continue
-  [ -n "$input" ] || continue
   echo "== $name"
   "$root/target/release/examples/screen_floor" "$input" | tail -n +2
 done

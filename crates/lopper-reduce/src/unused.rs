@@ -314,9 +314,8 @@ impl<'t> Names<'t> {
     /// Node `e`'s tokens with their positions in [`Tree::token_ids`] (a subtree's tokens
     /// are contiguous); `None` for a node without tokens.
     fn positions(&self, e: NodeId) -> Option<(Range<usize>, &'t [NodeId])> {
-        let ids = self.tree.subtree_token_ids(e);
-        let start = self.tree.token_position(*ids.first()?)?;
-        Some((start..start + ids.len(), ids))
+        let span = self.tree.subtree_token_range(e);
+        (!span.is_empty()).then(|| (span.clone(), &self.tree.token_ids()[span]))
     }
     /// The largest set of `elements` (a list's live children, in order) outside `keep`
     /// that declare some name and whose names are used only inside the set: what stays

@@ -247,13 +247,18 @@ impl Tree {
         self.token_index.get(id.0 as usize).filter(|&&i| i != u32::MAX && self.node(id).kind == NodeKind::Token).map(|&i| i as usize)
     }
 
-    /// The token nodes of `id`'s subtree, in source order (a slice of [`Tree::token_ids`]:
-    /// a subtree's tokens are contiguous).
-    pub fn subtree_token_ids(&self, id: NodeId) -> &[NodeId] {
+    /// The positions in [`Tree::token_ids`] of `id`'s subtree's tokens (a subtree's tokens
+    /// are contiguous); empty for a subtree without tokens.
+    pub fn subtree_token_range(&self, id: NodeId) -> Range<usize> {
         match self.token_index[id.0 as usize] {
-            u32::MAX => &[],
-            start => &self.token_order[start as usize..start as usize + self.node(id).tokens as usize],
+            u32::MAX => 0..0,
+            start => start as usize..start as usize + self.node(id).tokens as usize,
         }
+    }
+
+    /// The token nodes of `id`'s subtree, in source order (a slice of [`Tree::token_ids`]).
+    pub fn subtree_token_ids(&self, id: NodeId) -> &[NodeId] {
+        &self.token_order[self.subtree_token_range(id)]
     }
 
     /// The source's line break: `"\r\n"` when it has any CRLF, else `"\n"`. Rendering

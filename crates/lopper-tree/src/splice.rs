@@ -93,13 +93,12 @@ impl Tree {
         for id in edits.deletions_beyond(base_edits)? {
             // A node the base does not render (deleted, or skipped by a replacement) takes
             // nothing away; one it renders takes its subtree's live tokens.
-            if !live.get(id.0 as usize).copied().unwrap_or(false) || self.node(id).tokens == 0 {
+            if !live.get(id.0 as usize).copied().unwrap_or(false) {
                 continue;
             }
-            let first = self.token_index[id.0 as usize];
-            let last = first + self.node(id).tokens;
-            let from = base.spans.partition_point(|s| s.token < first);
-            let to = base.spans.partition_point(|s| s.token < last);
+            let tokens = self.subtree_token_range(id);
+            let from = base.spans.partition_point(|s| (s.token as usize) < tokens.start);
+            let to = base.spans.partition_point(|s| (s.token as usize) < tokens.end);
             if from < to {
                 dead.push((from, to));
             }
