@@ -2,34 +2,53 @@
 //! O(log depth) tests: the chain search of Perses' `reduceRegular` when each level holds
 //! exactly one compatible node, as in `[[[…]]]`.
 //!
-//! Levels are `1..=depth`; level 0 (the chain's top) is known interesting. Assuming the
-//! levels that pass are those above some depth `k` (a monotone chain), the search keeps
-//! `lo` (deepest level known to pass) and `hi` (shallowest known to fail, `depth + 1` at
-//! first) and tests the middle level: `⌈log2(depth + 1)⌉` tests. On a chain that is not
-//! monotone it still ends on a level that passes with the level below it failing.
+//! Levels are `1..=depth`; level 0 (the chain's top) is known interesting. Level 1 is
+//! judged first. If it passes, the search assumes the levels that pass are those above
+//! some depth `k` (a monotone chain), keeps `lo` (deepest level known to pass) and `hi`
+//! (shallowest known to fail, `depth + 1` at first) and tests the middle level: at most
+//! `1 + ⌈log2(depth)⌉` tests. If it fails, only the deepest level is judged: chains are
+//! not always monotone (a wrapper such as a block or parentheses fails where the level
+//! inside, spliced, passes), and a chain failing throughout costs two tests. On any chain
+//! the search ends on a level that passes with the level below it failing, or on 0.
 
-/// Where the bisection stands: `lo` passed (0 at first), `hi` failed (or is past the end).
+/// Where the search stands.
 #[derive(Clone, Debug)]
-struct Bisect {
-    lo: usize,
-    hi: usize,
+enum Bisect {
+    /// Level 1 not judged yet.
+    Top { depth: usize },
+    /// Level 1 failed: the deepest level is judged, and the search ends.
+    Deepest { depth: usize },
+    /// Bisection: `lo` passed, `hi` failed (or is past the end).
+    Between { lo: usize, hi: usize },
 }
 
 impl super::Path for Bisect {
     type Item = usize;
 
     fn advance(&mut self) -> Option<(Vec<usize>, Bisect)> {
-        if self.hi - self.lo < 2 {
-            return None;
+        match *self {
+            Bisect::Top { depth } if depth > 0 => {
+                *self = Bisect::Deepest { depth };
+                Some((vec![1], Bisect::Between { lo: 1, hi: depth + 1 }))
+            }
+            Bisect::Deepest { depth } if depth > 1 => {
+                *self = Bisect::Between { lo: 0, hi: 1 };
+                Some((vec![depth], Bisect::Between { lo: depth, hi: depth + 1 }))
+            }
+            Bisect::Between { lo, hi } if hi - lo >= 2 => {
+                let mid = lo + (hi - lo) / 2;
+                *self = Bisect::Between { lo, hi: mid };
+                Some((vec![mid], Bisect::Between { lo: mid, hi }))
+            }
+            _ => None,
         }
-        let mid = self.lo + (self.hi - self.lo) / 2;
-        let passed = Bisect { lo: mid, hi: self.hi };
-        self.hi = mid;
-        Some((vec![mid], passed))
     }
 
     fn into_kept(self) -> Vec<usize> {
-        vec![self.lo]
+        match self {
+            Bisect::Between { lo, .. } => vec![lo],
+            _ => vec![0],
+        }
     }
 }
 
@@ -41,7 +60,7 @@ impl super::Path for Bisect {
 /// # Errors
 /// The first error `first` returns.
 pub(crate) fn deepest<E>(depth: usize, lookahead: usize, first: &mut super::FirstPassingThen<usize, E>) -> Result<usize, E> {
-    let kept = super::windows(Bisect { lo: 0, hi: depth + 1 }, lookahead, first)?;
+    let kept = super::windows(Bisect::Top { depth }, lookahead, first)?;
     Ok(kept[0])
 }
 
@@ -89,6 +108,13 @@ mod tests {
         let (found, _) = run(50, 1, &pass);
         assert!(found == 0 || pass(found));
         assert!(found == 50 || !pass(found + 1));
+    }
+
+    #[test]
+    fn a_failing_top_level_leaves_only_the_deepest_to_judge() {
+        assert_eq!(run(40, 1, &|level| level == 40), (40, vec![1, 40]), "a wrapper level fails, the level inside passes");
+        assert_eq!(run(40, 4, &|_| false), (0, vec![1, 40]), "a chain failing throughout: two tests");
+        assert_eq!(run(2, 1, &|level| level == 2), (2, vec![1, 2]));
     }
 
     #[test]
