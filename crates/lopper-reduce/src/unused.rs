@@ -7,7 +7,10 @@
 //! per unused typedef it cannot delete together with its neighbours, this needs a few per
 //! level of the declarations' dependency chain. The search runs at the start of each Perses
 //! round, and its follow-up inside Perses' ddmin deletes what each interesting deletion
-//! left unused: both plug into Perses through [`RoundHooks`].
+//! left unused: both plug into Perses through [`RoundHooks`]. Where tests pass it takes
+//! bigger steps (issue 32, point 3): once the outermost list is searched, the levels of
+//! all the others as one candidate, until that fails once; and in a list whose level went
+//! whole, all its later levels at once.
 //!
 //! Without a symbol table, a name's *declaration* is taken to be the list element holding
 //! its first occurrence (true of C, where a name is declared before use; elsewhere a wrong
@@ -51,6 +54,9 @@ const MIN_TOKENS: usize = 16;
 pub(crate) struct UnusedSearch {
     /// The names declared by list elements the search found needed (by the test itself).
     pinned: HashSet<String>,
+    /// Whether every list's levels at once ([`UnusedSearch::together`]) failed once: it is
+    /// not tried again.
+    together_refused: bool,
 }
 
 impl RoundHooks for UnusedSearch {
@@ -69,10 +75,14 @@ impl UnusedSearch {
     /// it would stop at once are skipped with one name table per state, not one per list:
     /// a table covers the whole program, so one per list made the scan quadratic
     /// (measured: 5.8 s of a 205k-token input's 8.0 s, 177 s at 1M tokens).
+    ///
+    /// After the first list searched (the outermost: a translation unit, where the search
+    /// pins what the test needs, such as `main`), the levels of all the lists after it go
+    /// as one candidate ([`Self::together`]) until that fails once.
     fn remove_unused_all(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
         e.j.set_pass(INFO.name);
         let lists = lists(&r.tree, &r.state);
-        let mut i = 0;
+        let (mut i, mut first) = (0, true);
         while i < lists.len() {
             let found = {
                 let names = Names::new(&r.tree, &r.live, e.g);
@@ -81,6 +91,9 @@ impl UnusedSearch {
             let Some(k) = found else { break };
             self.remove_unused(e, r, lists[i + k], &lists[i + k + 1..])?;
             i += k + 1;
+            if std::mem::take(&mut first) && !self.together_refused {
+                self.together_refused = !self.together(e, r, &lists[i..])?;
+            }
         }
         Ok(())
     }
@@ -94,7 +107,8 @@ impl UnusedSearch {
     /// name it declares first is pinned, for the rest of the reduction. In a list with a
     /// pinned element, the first candidate deletes every element that only the unpinned
     /// others use ([`Names::dead`]: whole chains of declarations at once), and ddmin over
-    /// the unreferenced elements runs only when that fails.
+    /// the unreferenced elements runs only when that fails. After a level that went whole,
+    /// the later levels ([`Self::closure`]) go first as one candidate, until that fails.
     ///
     /// `later`: the lists the round searches after this one, in order, so that a candidate
     /// that ends this list's search names the next list's first candidates as successors.
@@ -103,7 +117,22 @@ impl UnusedSearch {
         // A list's first level needs two elements (one alone is Perses' to delete);
         // a level that deletions freed goes on from one.
         let mut least = 2;
+        // Whether the last level went whole (its first candidate passed), and whether
+        // all later levels at once failed already.
+        let (mut whole, mut refused) = (false, false);
         loop {
+            if whole && !refused {
+                // Tests pass here: every later level at once first (issue 32, point 3).
+                let levels = self.closure(e.g, r, list);
+                if levels.len() > 1 {
+                    let mut all = r.state.clone();
+                    all.delete(levels.into_iter().flatten());
+                    if e.try_batch(r, vec![all], &[], None)?.is_some() {
+                        continue;
+                    }
+                    refused = true;
+                }
+            }
             let names = Names::new(&r.tree, &r.live, e.g);
             let Some(step) = Step::of(&names, &self.pinned, &r.tree, &r.live, list, least) else { break };
             least = 1;
@@ -130,6 +159,7 @@ impl UnusedSearch {
             }
             let offered = step.unreferenced.len();
             let kept = e.ddmin_delete(r, Deletion { done: Some(&next), ..Deletion::of(step.unreferenced, Empty::DeleteItems) })?;
+            whole = kept.is_empty();
             let names = Names::new(&r.tree, &r.live, e.g);
             self.pinned.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
             if kept.len() == offered {
@@ -137,6 +167,55 @@ impl UnusedSearch {
             }
         }
         Ok(())
+    }
+
+    /// The levels of all `lists` at once, as one candidate (issue 32, point 3: where tests
+    /// pass, as in a preprocessed C++ program's dozens of `namespace std { … }` bodies and
+    /// classes, the search otherwise spends an accepted test per list and per level): the
+    /// first level of every list that has one, then what those deletions left
+    /// unreferenced in any of them, to the fixpoint. Judged only when it spans more than
+    /// one list's first level. Returns `false` when it was judged and failed.
+    ///
+    /// # Errors
+    /// The judge's.
+    fn together(&mut self, e: &mut Engine<'_>, r: &mut Round, all_lists: &[NodeId]) -> Result<bool, OracleError> {
+        let mut state = r.state.clone();
+        let (mut least, mut levels, mut lists_with) = (2, 0, 0);
+        loop {
+            let live = r.tree.live(&state);
+            let names = Names::new(&r.tree, &live, e.g);
+            let steps: Vec<Step> = all_lists.iter().filter_map(|&l| Step::of(&names, &self.pinned, &r.tree, &live, l, least)).collect();
+            if steps.is_empty() {
+                break;
+            }
+            if levels == 0 {
+                lists_with = steps.len();
+            }
+            levels += 1;
+            least = 1;
+            state.delete(steps.into_iter().flat_map(|s| s.unreferenced));
+        }
+        if lists_with < 2 && levels < 2 {
+            return Ok(true);
+        }
+        Ok(e.try_batch(r, vec![state], &[], None)?.is_some())
+    }
+
+    /// The levels of the search on `list` from the round's state, as if each went whole:
+    /// its unreferenced elements, then those their deletion leaves unreferenced, and so
+    /// on while [`Step::of`] goes on (pinned elements stay). A chain of declarations
+    /// (libstdc++'s typedefs and templates, each used only by the next) is one level per
+    /// link: with tests passing, one candidate instead of one test per link.
+    fn closure(&self, g: &PnfGrammar, r: &Round, list: NodeId) -> Vec<Vec<NodeId>> {
+        let mut state = r.state.clone();
+        let mut levels = Vec::new();
+        loop {
+            let live = r.tree.live(&state);
+            let names = Names::new(&r.tree, &live, g);
+            let Some(step) = Step::of(&names, &self.pinned, &r.tree, &live, list, 1) else { return levels };
+            state.delete(step.unreferenced.iter().copied());
+            levels.push(step.unreferenced);
+        }
     }
 }
 

@@ -509,18 +509,39 @@ fn a_pass_names_the_variants_it_tries_after_an_accepted_one_as_its_successors() 
 #[test]
 fn the_unused_search_names_the_next_lists_first_candidate_as_a_successor() {
     let c = Frontend::new(Language::C).unwrap();
-    // Two functions the test needs, each with four unused locals: the search deletes each
-    // body's locals in one candidate, the second body's right after the first's.
+    // Two functions the test needs, each with four unused locals, one of them needed too
+    // (so that both bodies' locals at once fail): the search deletes g1's locals in one
+    // candidate, and g2's first candidate (all its locals) comes right after.
     let src = "int g1(void) { int u1 = 1; int u2 = 2; int u3 = 3; int u4 = 4; return 0; }\n\
                int g2(void) { int v1 = 1; int v2 = 2; int v3 = 3; int v4 = 4; return 0; }\n";
-    let test = |t: &str| t.contains("int g1(void) {") && t.contains("int g2(void) {") && t.matches("return 0;").count() == 2;
+    let test = |t: &str| t.contains("int g1(void) {") && t.contains("int g2(void) {") && t.contains("int v4 = 4;") && t.matches("return 0;").count() == 2;
     let opts = Options::perses(2);
     let mut oracle = Foresight { test, predicted: None, offered: 0, met: 0, missed: Vec::new() };
     let out = reduce(&c, src, &mut oracle, &opts, pipeline(&["unused", "perses"]), &mut NoProgress).unwrap();
-    assert_eq!(out.text, "int g1(void) { return 0; }\nint g2(void) { return 0; }\n");
-    assert_eq!(out.stats.pass_named("unused").unwrap().accepted, 2, "{:?}", out.stats.pass_stats);
+    assert_eq!(out.text, "int g1(void) { return 0; }\nint g2(void) { int v4 = 4; return 0; }\n");
+    assert!(out.stats.pass_named("unused").unwrap().accepted >= 2, "{:?}", out.stats.pass_stats);
     // g1's deletion names g2's as its successor, and that is what the search judges next.
     assert!(oracle.offered >= 1 && oracle.met == oracle.offered, "offered {}, met {}, missed {:?}", oracle.offered, oracle.met, oracle.missed);
+}
+
+#[test]
+fn where_tests_pass_the_unused_search_takes_every_body_at_once() {
+    let c = Frontend::new(Language::C).unwrap();
+    // Six functions `main` calls, each with three chains of two unused locals: one list
+    // per body.
+    let mut src = String::new();
+    for k in 1..=6 {
+        src += &format!("int g{k}(void) {{ int a{k} = 1; int b{k} = a{k} + a{k}; int c{k} = 2; int d{k} = c{k} + c{k}; int e{k} = 3; int f{k} = e{k} + e{k}; return 0; }}\n");
+    }
+    src += "int main(void) { return g1() + g2() + g3() + g4() + g5() + g6(); }\n";
+    let test = |t: &str| t.contains("int main(void)") && t.matches("return 0;").count() == 6 && (1..=6).all(|k| t.contains(&format!("int g{k}(void)")));
+    let out = reduce(&c, &src, &mut { test }, &Options::perses(1), pipeline(&["unused", "perses"]), &mut NoProgress).unwrap();
+    assert!(["int b", "int d", "int f"].iter().all(|l| !out.text.contains(l)), "{}", out.text);
+    // g1's body's first level (`b1`, `d1`, `f1`; the second, `a1 = 1` …, is under
+    // MIN_TOKENS), then the other five bodies' in one candidate: two accepted tests where
+    // one list at a time takes six.
+    let unused = out.stats.pass_named("unused").unwrap();
+    assert_eq!(unused.accepted, 2, "{:?}", out.stats.pass_stats);
 }
 
 /// A plug-in that records every best it is prepared on, and offers nothing.
