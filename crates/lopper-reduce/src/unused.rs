@@ -8,9 +8,9 @@
 //! level of the declarations' dependency chain. The search runs at the start of each Perses
 //! round, and its follow-up inside Perses' ddmin deletes what each interesting deletion
 //! left unused: both plug into Perses through [`RoundHooks`]. Where tests pass it takes
-//! bigger steps (issue 32, point 3): once the outermost list is searched, the levels of
-//! all the others as one candidate, until that fails once; and in a list whose level went
-//! whole, all its later levels at once.
+//! bigger steps (issue 32, point 3): when the outermost list lost its whole first level,
+//! the levels of all the others as one candidate, until that fails once; and in a list
+//! whose level went whole, all its later levels at once.
 //!
 //! Without a symbol table, a name's *declaration* is taken to be the list element holding
 //! its first occurrence (true of C, where a name is declared before use; elsewhere a wrong
@@ -76,9 +76,11 @@ impl UnusedSearch {
     /// a table covers the whole program, so one per list made the scan quadratic
     /// (measured: 5.8 s of a 205k-token input's 8.0 s, 177 s at 1M tokens).
     ///
-    /// After the first list searched (the outermost: a translation unit, where the search
-    /// pins what the test needs, such as `main`), the levels of all the lists after it go
-    /// as one candidate ([`Self::together`]) until that fails once.
+    /// When the first list searched (the outermost, such as a translation unit) lost its
+    /// whole first level (the test needed none of it: tests pass here), the levels of all
+    /// the lists after it go as one candidate ([`Self::together`]), until that fails once.
+    /// (Where the test needed some of it, such as C's `main`, the candidate failed on the
+    /// corpus: one test more on scev.)
     fn remove_unused_all(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
         e.j.set_pass(INFO.name);
         let lists = lists(&r.tree, &r.state);
@@ -89,9 +91,9 @@ impl UnusedSearch {
                 lists[i..].iter().position(|&l| Step::of(&names, &self.pinned, &r.tree, &r.live, l, 2).is_some())
             };
             let Some(k) = found else { break };
-            self.remove_unused(e, r, lists[i + k], &lists[i + k + 1..])?;
+            let whole = self.remove_unused(e, r, lists[i + k], &lists[i + k + 1..])?;
             i += k + 1;
-            if std::mem::take(&mut first) && !self.together_refused {
+            if std::mem::take(&mut first) && whole && !self.together_refused {
                 self.together_refused = !self.together(e, r, &lists[i..])?;
             }
         }
@@ -112,7 +114,9 @@ impl UnusedSearch {
     ///
     /// `later`: the lists the round searches after this one, in order, so that a candidate
     /// that ends this list's search names the next list's first candidates as successors.
-    fn remove_unused(&mut self, e: &mut Engine<'_>, r: &mut Round, list: NodeId, later: &[NodeId]) -> Result<(), OracleError> {
+    ///
+    /// Returns whether its first level went whole (ddmin kept none of it).
+    fn remove_unused(&mut self, e: &mut Engine<'_>, r: &mut Round, list: NodeId, later: &[NodeId]) -> Result<bool, OracleError> {
         e.j.set_pass(INFO.name);
         // A list's first level needs two elements (one alone is Perses' to delete);
         // a level that deletions freed goes on from one.
@@ -120,6 +124,8 @@ impl UnusedSearch {
         // Whether the last level went whole (its first candidate passed), and whether
         // all later levels at once failed already.
         let (mut whole, mut refused) = (false, false);
+        // Whether the first level went whole: the test needs none of its elements.
+        let mut first_whole = None;
         loop {
             if whole && !refused {
                 // Tests pass here: every later level at once first (issue 32, point 3).
@@ -160,13 +166,14 @@ impl UnusedSearch {
             let offered = step.unreferenced.len();
             let kept = e.ddmin_delete(r, Deletion { done: Some(&next), ..Deletion::of(step.unreferenced, Empty::DeleteItems) })?;
             whole = kept.is_empty();
+            first_whole.get_or_insert(whole);
             let names = Names::new(&r.tree, &r.live, e.g);
             self.pinned.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
             if kept.len() == offered {
                 break;
             }
         }
-        Ok(())
+        Ok(first_whole.unwrap_or(false))
     }
 
     /// The levels of all `lists` at once, as one candidate (issue 32, point 3: where tests
