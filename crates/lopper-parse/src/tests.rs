@@ -269,7 +269,6 @@ proptest::proptest! {
     fn the_incremental_screen_counts_what_a_full_parse_counts(
         edits in proptest::collection::vec((0.0f64..1.0, 0usize..40, 0usize..6, proptest::bool::ANY), 1..12)
     ) {
-        const INSERTS: [&str; 6] = ["", "{", "}", "(", "int ", ";"];
         let f = Frontend::new(Language::Cpp).unwrap();
         let mut base = String::from(
             "namespace n { template <class T> struct box { T v; T get() const { return v; } }; }\n\
@@ -279,10 +278,7 @@ proptest::proptest! {
         let mut ch = f.checker(&base).unwrap();
         let mut base_count = 0;
         for (at, len, insert, accept) in edits {
-            // ASCII text: every byte offset is a character boundary.
-            let start = ((base.len() as f64) * at) as usize;
-            let end = (start + len).min(base.len());
-            let cand = format!("{}{}{}", &base[..start], INSERTS[insert], &base[end..]);
+            let cand = edited(&base, &[(at, len, insert)]);
             let count = ch.errors(&cand, key(&cand)).unwrap();
             screen_promise(count, f.syntax_errors(&cand).unwrap(), base_count, f.syntax_errors(&base).unwrap(), &cand)?;
             if accept {
@@ -295,7 +291,8 @@ proptest::proptest! {
 
 /// `base` with each `(at, len, insert)` of `edits` (`at` a share of its length) replacing
 /// up to `len` bytes by one of a few brackets and keywords: edits applied from the end
-/// backwards, each inside the text the later ones left.
+/// backwards, each inside the text the later ones left. (`base` is ASCII: every byte
+/// offset is a character boundary.)
 fn edited(base: &str, edits: &[(f64, usize, usize)]) -> String {
     const INSERTS: [&str; 6] = ["", "{", "}", "(", "int ", ";"];
     let mut at: Vec<(usize, usize, usize)> = edits.iter().map(|&(p, len, i)| (((base.len() as f64) * p) as usize, len, i)).collect();

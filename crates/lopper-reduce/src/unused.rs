@@ -110,7 +110,7 @@ impl UnusedSearch {
     /// pinned element, the first candidate deletes every element that only the unpinned
     /// others use ([`Names::dead`]: whole chains of declarations at once), and ddmin over
     /// the unreferenced elements runs only when that fails. After a level that went whole,
-    /// the later levels ([`Self::closure`]) go first as one candidate, until that fails.
+    /// the later levels ([`Self::levels`]) go first as one candidate, until that fails.
     ///
     /// `later`: the lists the round searches after this one, in order, so that a candidate
     /// that ends this list's search names the next list's first candidates as successors.
@@ -129,11 +129,9 @@ impl UnusedSearch {
         loop {
             if whole && !refused {
                 // Tests pass here: every later level at once first (issue 32, point 3).
-                let levels = self.closure(e.g, r, list);
-                if levels.len() > 1 {
-                    let mut all = r.state.clone();
-                    all.delete(levels.into_iter().flatten());
-                    if e.try_batch(r, vec![all], &[], None)?.is_some() {
+                let later = self.levels(e.g, r, &[list], 1);
+                if later.count > 1 {
+                    if e.try_batch(r, vec![later.state], &[], None)?.is_some() {
                         continue;
                     }
                     refused = true;
@@ -186,44 +184,45 @@ impl UnusedSearch {
     /// # Errors
     /// The judge's.
     fn together(&mut self, e: &mut Engine<'_>, r: &mut Round, all_lists: &[NodeId]) -> Result<bool, OracleError> {
-        let mut state = r.state.clone();
-        let (mut least, mut levels, mut lists_with) = (2, 0, 0);
-        loop {
-            let live = r.tree.live(&state);
-            let names = Names::new(&r.tree, &live, e.g);
-            let steps: Vec<Step> = all_lists.iter().filter_map(|&l| Step::of(&names, &self.pinned, &r.tree, &live, l, least)).collect();
-            if steps.is_empty() {
-                break;
-            }
-            if levels == 0 {
-                lists_with = steps.len();
-            }
-            levels += 1;
-            least = 1;
-            state.delete(steps.into_iter().flat_map(|s| s.unreferenced));
-        }
-        if lists_with < 2 && levels < 2 {
+        let all = self.levels(e.g, r, all_lists, 2);
+        if all.first_lists < 2 && all.count < 2 {
             return Ok(true);
         }
-        Ok(e.try_batch(r, vec![state], &[], None)?.is_some())
+        Ok(e.try_batch(r, vec![all.state], &[], None)?.is_some())
     }
 
-    /// The levels of the search on `list` from the round's state, as if each went whole:
-    /// its unreferenced elements, then those their deletion leaves unreferenced, and so
-    /// on while [`Step::of`] goes on (pinned elements stay). A chain of declarations
+    /// The levels of the search on `lists` from the round's state, as if each went whole:
+    /// the unreferenced elements of every list that has at least `least` (see
+    /// [`Step::of`]), then those their deletion leaves unreferenced (from one), and so on
+    /// while a list has a level (pinned elements stay). A chain of declarations
     /// (libstdc++'s typedefs and templates, each used only by the next) is one level per
     /// link: with tests passing, one candidate instead of one test per link.
-    fn closure(&self, g: &PnfGrammar, r: &Round, list: NodeId) -> Vec<Vec<NodeId>> {
-        let mut state = r.state.clone();
-        let mut levels = Vec::new();
+    fn levels(&self, g: &PnfGrammar, r: &Round, lists: &[NodeId], least: usize) -> Levels {
+        let mut all = Levels { state: r.state.clone(), count: 0, first_lists: 0 };
+        let mut least = least;
         loop {
-            let live = r.tree.live(&state);
+            let live = r.tree.live(&all.state);
             let names = Names::new(&r.tree, &live, g);
-            let Some(step) = Step::of(&names, &self.pinned, &r.tree, &live, list, 1) else { return levels };
-            state.delete(step.unreferenced.iter().copied());
-            levels.push(step.unreferenced);
+            let steps: Vec<Step> = lists.iter().filter_map(|&l| Step::of(&names, &self.pinned, &r.tree, &live, l, least)).collect();
+            if steps.is_empty() {
+                return all;
+            }
+            if all.count == 0 {
+                all.first_lists = steps.len();
+            }
+            all.count += 1;
+            least = 1;
+            all.state.delete(steps.into_iter().flat_map(|s| s.unreferenced));
         }
     }
+}
+
+/// What [`UnusedSearch::levels`] found: the round's state with every level deleted, the
+/// number of levels, and the number of lists the first level spans.
+struct Levels {
+    state: EditSet,
+    count: usize,
+    first_lists: usize,
 }
 
 /// One level of the search on a list: its unreferenced elements (none of them pinned),
