@@ -14,6 +14,9 @@
 #   LOPPER        environment: the lopper binary to run (default: build target/release)
 #   JOBS          environment: -j for lopper (default: the number of cores)
 #   PASSES        environment: --passes for lopper (default: lopper's own default)
+#   TEST          environment: the test script of each case (default interesting.sh;
+#                 interesting-valid.sh gives the validity-keeping column set, and only the
+#                 cases that have one run)
 set -euo pipefail
 algorithm=${ALGORITHM:-perses}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +37,9 @@ if [ -n "$budget" ]; then limit=(timeout --preserve-status -s INT "$budget"); fi
 : > "$out/runs.txt"
 for case in "$corpus"/*/; do
   name=$(basename "$case")
-  [ -f "$case/interesting.sh" ] || continue
+  test=${TEST:-interesting.sh}
+  [ -f "$case/$test" ] || continue
+  ls "$case"/input.* >/dev/null 2>&1 || continue
   [[ "$name" == *"$filter"* ]] || continue
   input=$(ls "$case"/input.* | head -n 1)
   if [ "$setup" = 1 ] && [ -x "$case/setup.sh" ]; then "$case/setup.sh"; fi
@@ -45,11 +50,11 @@ for case in "$corpus"/*/; do
   start=$(date +%s.%N)
   set +e
   # --no-cache: every run measures real tests, not verdicts remembered from an earlier run.
-  "${limit[@]}" "$lopper" --no-cache ${JOBS:+-j "$JOBS"} ${PASSES:+--passes "$PASSES"} --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/interesting.sh" "$work/$base" >> "$out/runs.txt" 2>&1
+  "${limit[@]}" "$lopper" --no-cache ${JOBS:+-j "$JOBS"} ${PASSES:+--passes "$PASSES"} --algorithm "$algorithm" --stats "$work/stats.json" -o "$work/result.${base##*.}" "$case/$test" "$work/$base" >> "$out/runs.txt" 2>&1
   rc=$?
   set -e
   wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
-  if { [ $rc -eq 0 ] || [ $rc -eq 130 ]; } && "$case/interesting.sh" "$work/result.${base##*.}"; then passes=yes; else passes=no; fi
+  if { [ $rc -eq 0 ] || [ $rc -eq 130 ]; } && "$case/$test" "$work/result.${base##*.}"; then passes=yes; else passes=no; fi
   echo "$name $rc $wall $passes" >> "$out/status.txt"
   # The corpus's own lexical token counter (pygments), when present, for comparison.
   ct_before=""; ct_after=""

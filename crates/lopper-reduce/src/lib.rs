@@ -7,6 +7,7 @@
 //! only.
 
 pub mod baselines;
+pub mod definitions;
 pub mod engine;
 pub mod generator;
 pub mod instances;

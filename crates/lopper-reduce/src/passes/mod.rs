@@ -186,6 +186,8 @@ pub enum Kind {
     Unused,
     /// The search over every place of one kind of list at once (`instances`).
     Instances,
+    /// Every function definition made a declaration at once (`definitions`).
+    Definitions,
     /// A built-in transformation in Regehr's contract: a new instance.
     Transformation(fn() -> Box<dyn Pass>),
     /// External transformation commands (clang_delta's), which the caller builds: they run

@@ -97,6 +97,7 @@ pub fn reduce(
 enum Stage {
     Perses,
     Instances,
+    Definitions,
     Passes(PassStage),
     Layout,
 }
@@ -110,6 +111,7 @@ fn stages(steps: Vec<Step>) -> Vec<Stage> {
             Step::Perses => out.push(Stage::Perses),
             Step::Unused => {}
             Step::Instances => out.push(Stage::Instances),
+            Step::Definitions => out.push(Stage::Definitions),
             Step::Layout => out.push(Stage::Layout),
             Step::Pass(p) => match out.last_mut() {
                 Some(Stage::Passes(s)) => s.passes.push(p),
@@ -203,6 +205,10 @@ impl Fixpoint {
                 Stage::Passes(s) => changed |= e.run_passes(s, &mut tree)?,
                 Stage::Instances => {
                     let Some(t) = e.instances(tree)? else { return Ok(None) };
+                    tree = t;
+                }
+                Stage::Definitions => {
+                    let Some(t) = e.definitions(tree)? else { return Ok(None) };
                     tree = t;
                 }
                 Stage::Layout => layout(e)?,

@@ -5,11 +5,12 @@
 //! build the same way.
 
 use crate::passes::{aliases, bodies, external, identifiers, inline, layout, literals, params, subtrees, tokens, Group, Kind, Pass, PassInfo};
-use crate::{instances, perses, unused};
+use crate::{definitions, instances, perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 13] = [
+pub const REGISTRY: [&PassInfo; 14] = [
+    &definitions::INFO,
     &instances::INFO,
     &unused::INFO,
     &perses::INFO,
@@ -46,6 +47,8 @@ pub enum Step {
     Unused,
     /// Every place of one kind of list at once, then a coarse ddmin over the places.
     Instances,
+    /// Every function definition made a declaration at once, then a coarse ddmin.
+    Definitions,
     /// A transformation in Regehr's contract (built in, an external command, or a pass
     /// from outside this crate); consecutive ones run as one round of the scheduler.
     Pass(Box<dyn Pass>),
@@ -59,6 +62,7 @@ impl std::fmt::Debug for Step {
             Step::Perses => write!(f, "Perses"),
             Step::Unused => write!(f, "Unused"),
             Step::Instances => write!(f, "Instances"),
+            Step::Definitions => write!(f, "Definitions"),
             Step::Pass(p) => write!(f, "Pass({})", p.name()),
             Step::Layout => write!(f, "Layout"),
         }
@@ -101,6 +105,7 @@ impl Pipeline {
                 Kind::Perses => group.push(Step::Perses),
                 Kind::Unused => group.push(Step::Unused),
                 Kind::Instances => group.push(Step::Instances),
+                Kind::Definitions => group.push(Step::Definitions),
                 Kind::Transformation(create) => group.push(Step::Pass(create())),
                 Kind::External => group.extend(external(info).into_iter().map(Step::Pass)),
                 Kind::Layout => group.push(Step::Layout),

@@ -1,0 +1,199 @@
+//! Every function definition made a declaration with one test (C-Vise's
+//! `replace-function-def-with-decl`, a binary-search pass), then a coarse ddmin over the
+//! functions where that fails. Unlike emptying a body (the `instances` search), the edit
+//! keeps a program a compiler accepts by construction wherever the function is not needed
+//! as a definition:
+//!
+//! - C and C++: `T f(P) { … }` becomes `T f(P);` (a constructor's member initializers go
+//!   too), in a class body as at namespace scope; a member defined outside its class
+//!   (`T A::f(P) { … }`, whose declaration the class holds) is deleted whole, template
+//!   header included. A function whose return type is deduced (`auto f()` without a
+//!   trailing return type) is left alone: a declaration of it cannot be called. So is a
+//!   K&R definition (declarations between its `)` and its body).
+//! - Java, where only an abstract or native method may lack a body: a body becomes `{}`
+//!   (constructors, `void` methods) or `{throw null;}` (the one statement that completes a
+//!   method of any return type abruptly).
+//!
+//! Why first: under a test that asks a front end to accept every candidate (a crash-on-valid
+//! bug), Perses' deletions and an emptied non-`void` body fail (`-Werror=return-type`,
+//! javac's "missing return statement"), and the uses inside the bodies keep every
+//! declaration alive; declarations instead of definitions remove those uses while the
+//! program stays valid, so the unused search and Perses then delete in large chunks.
+
+use crate::engine::{Engine, Round};
+use crate::minimize::{CoarseDdmin, ListMinimizer, ListRequest};
+use crate::oracle::OracleError;
+use crate::passes::{Group, Kind, PassInfo};
+use lopper_grammar::PnfGrammar;
+use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
+
+/// The search in the registry.
+pub const INFO: PassInfo = PassInfo {
+    name: "definitions",
+    about: "every function definition made a declaration with one test (C, C++: T f(P); a member defined outside its class deleted; Java: the body {} or {throw null;}), then a coarse ddmin over the functions (C-Vise's replace-function-def-with-decl); keeps a compiler's acceptance; once, before the rest",
+    group: Group::First,
+    grows: false,
+    kind: Kind::Definitions,
+};
+
+/// The grammar symbols of a function definition (the tree-sitter grammars' names).
+const FUNCTIONS: [&str; 6] = [
+    "function_definition",
+    "inline_method_definition",
+    "constructor_or_destructor_definition",
+    "operator_cast_definition",
+    "method_declaration",
+    "constructor_declaration",
+];
+
+/// The grammar symbols of a function body.
+const BODIES: [&str; 3] = ["compound_statement", "block", "constructor_body"];
+
+/// The coarse ddmin's chunk sizes: halves down to 1/64 of the functions; Perses and the
+/// unused search take the rest.
+const LEVELS: u32 = 6;
+
+/// Programs under this many tokens are left to Perses: the search costs at least one test.
+const MIN_PROGRAM: usize = 200;
+
+impl Engine<'_> {
+    /// The search over `tree` (the best's): the tree of the best after it, `None` if the
+    /// best no longer parses.
+    ///
+    /// # Errors
+    /// The judge's.
+    pub(crate) fn definitions(&mut self, tree: Tree) -> Result<Option<Tree>, OracleError> {
+        if tree.token_count() < MIN_PROGRAM {
+            return Ok(Some(tree));
+        }
+        let java = match self.frontend.name() {
+            "java" => true,
+            "c" | "cpp" => false,
+            _ => return Ok(Some(tree)),
+        };
+        let places = places(&tree, self.g, java);
+        if places.is_empty() {
+            return Ok(Some(tree));
+        }
+        self.j.set_pass(INFO.name);
+        let mut r = Round::new(tree);
+        let weights: Vec<usize> = places.iter().map(|p| p.saves).collect();
+        let base = r.state.clone();
+        let edits = |keep: &[usize]| {
+            let mut e = base.clone();
+            let mut k = keep.iter().peekable();
+            for (i, p) in places.iter().enumerate() {
+                if k.peek() == Some(&&i) {
+                    k.next();
+                    continue;
+                }
+                for (n, edit) in &p.edits {
+                    e.insert(*n, edit.clone());
+                }
+            }
+            e
+        };
+        let list = ListRequest { weights: &weights, may_empty: true, lookahead: self.opts.search.window };
+        CoarseDdmin { levels: LEVELS }.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+            let batch: Vec<EditSet> = keeps.iter().map(|k| edits(k)).collect();
+            let then = |_: &Tree, i: usize| next(i).iter().map(|k| edits(k)).collect();
+            self.try_batch(&mut r, batch, &[], Some(&then))
+        })?;
+        if !r.progress {
+            return Ok(Some(r.tree));
+        }
+        Ok(self.parse_best())
+    }
+}
+
+/// One function made a declaration: its edits, and the tokens they save.
+struct Place {
+    edits: Vec<(NodeId, Edit)>,
+    saves: usize,
+}
+
+/// The functions of `tree` this search can rewrite, outermost only, in source order.
+fn places(t: &Tree, g: &PnfGrammar, java: bool) -> Vec<Place> {
+    let name = |n: NodeId| t.node(n).symbol.map(|s| g.symbol(s).name.as_str());
+    let mut functions = Vec::new();
+    t.walk(&EditSet::default(), |n| {
+        if name(n).is_some_and(|s| FUNCTIONS.contains(&s)) {
+            functions.push(n);
+            return false;
+        }
+        t.node(n).kind != NodeKind::Token
+    });
+    functions.into_iter().filter_map(|f| place(t, f, java, &name)).collect()
+}
+
+/// The rewrite of function `f`, if it has one (see the module docs).
+fn place<'g>(t: &Tree, f: NodeId, java: bool, name: &dyn Fn(NodeId) -> Option<&'g str>) -> Option<Place> {
+    // The body ends the function: follow the last children down to it.
+    let mut body = f;
+    while !name(body).is_some_and(|s| BODIES.contains(&s)) {
+        body = *t.node(body).children.last()?;
+    }
+    let children = &t.node(body).children;
+    let (open, close) = (*children.first()?, *children.last()?);
+    if children.len() < 2 || t.node(open).kind != NodeKind::Token || t.token_text(open) != "{" || t.token_text(close) != "}" {
+        return None;
+    }
+    let tokens = t.subtree_token_ids(f);
+    let body_start = t.subtree_token_range(body).start - t.subtree_token_range(f).start;
+    let head: Vec<&str> = tokens[..body_start].iter().map(|&id| t.token_text(id)).collect();
+    let inside: Vec<NodeId> = children[1..children.len() - 1].to_vec();
+    let body_tokens = t.node(body).tokens as usize;
+    if java {
+        let void = head.contains(&"void") || name(f) == Some("constructor_declaration");
+        let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
+        if void {
+            return (body_tokens > 2).then_some(Place { edits, saves: body_tokens - 2 });
+        }
+        // `{throw null;}` is four tokens more than `{`; worth it only for a longer body.
+        if body_tokens <= 6 || head.contains(&"abstract") {
+            return None;
+        }
+        edits.push((open, Edit::Text("{throw null;".into())));
+        return Some(Place { edits, saves: body_tokens - 6 });
+    }
+    // K&R parameter declarations, or a deduced return type without a trailing one.
+    if head.last() == Some(&";") {
+        return None;
+    }
+    if head.iter().any(|&s| s == "auto" || s == "decltype") && !head.contains(&"->") {
+        return None;
+    }
+    // A member defined outside its class: its name is qualified before the parameters.
+    let paren = head.iter().position(|&s| s == "(")?;
+    if paren >= 2 && head[paren - 2] == "::"
+        || paren >= 3 && head[paren - 3] == "::" && head[paren - 2] == "~"
+        || head[..paren].contains(&"operator") && head[..paren].contains(&"::")
+    {
+        let element = crate::passes::list_element(t, f)?;
+        let whole = element == f || name(element) == Some("template_declaration") && t.node(element).children.contains(&f);
+        return whole.then(|| Place { edits: vec![(element, Edit::Delete)], saves: t.node(element).tokens as usize });
+    }
+    let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
+    edits.push((open, Edit::Text(";".into())));
+    edits.push((close, Edit::Delete));
+    let mut saves = body_tokens - 1;
+    if let Some(init) = initializers(t, f, body, name) {
+        edits.push((init, Edit::Delete));
+        saves += t.node(init).tokens as usize;
+    }
+    Some(Place { edits, saves })
+}
+
+/// A constructor's member initializer list (`: a(1), b(2)`), outside its body.
+fn initializers<'g>(t: &Tree, f: NodeId, body: NodeId, name: &dyn Fn(NodeId) -> Option<&'g str>) -> Option<NodeId> {
+    let mut stack = vec![f];
+    while let Some(n) = stack.pop() {
+        if name(n) == Some("field_initializer_list") {
+            return Some(n);
+        }
+        if n != body {
+            stack.extend(t.node(n).children.iter().rev());
+        }
+    }
+    None
+}

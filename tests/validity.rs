@@ -1,0 +1,120 @@
+//! End to end: under a validity-keeping test (a real front end must accept every candidate,
+//! as for a crash-on-valid bug), the `definitions` search turns function definitions into
+//! declarations with candidates the compiler accepts, and the whole pipeline ends valid.
+
+mod common;
+use common::*;
+use lopper_parse::Language;
+use std::fs;
+
+/// C++ with what a careless body-emptying breaks: a non-void function (`-Werror=return-type`),
+/// a deduced return type, a `constexpr` function a `static_assert` needs, members defined
+/// outside their class, a constructor with member initializers, a template.
+const CPP: &str = r#"
+#include <cstddef>
+namespace util {
+constexpr int square(int x) { return x * x; }
+static_assert(square(3) == 9, "needs the definition");
+auto twice(int x) { return 2 * x; }
+template <class T> T pick(T a, T b) { if (a < b) { return b; } return a; }
+int sum(const int *p, std::size_t n) { int s = 0; for (std::size_t i = 0; i < n; ++i) { s += p[i]; } return s; }
+}
+struct Counter {
+  int count;
+  int step;
+  Counter(int c, int s) : count(c), step(s) { if (s == 0) { step = 1; } }
+  int next();
+  int peek() const { return count + step * 2 - 1; }
+  ~Counter();
+};
+int Counter::next() { count += step; if (count > 100) { count = 0; } return count; }
+Counter::~Counter() { count = -1; step = -1; }
+class Shape { public: virtual double area() const { return 0.0 + 1.0 - 1.0; } virtual ~Shape() {} };
+class Square : public Shape { double side; public: explicit Square(double s) : side(s) {} double area() const override { return side * side; } };
+int use_all() {
+  int data[4] = {1, 2, 3, 4};
+  Counter c(1, 2);
+  Square sq(2.0);
+  return util::sum(data, 4) + c.next() + c.peek() + util::pick(3, 4) + util::twice(5) + static_cast<int>(sq.area()) + util::square(2);
+}
+int marker_keep_me(int v) { int trigger = v * 7; return trigger + 1; }
+int main() { return use_all() + marker_keep_me(1); }
+"#;
+
+/// `s` without whitespace: the edits keep the spaces around a body they remove.
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect()
+}
+
+const CPP_TEST: &str = "g++ -std=c++17 -fsyntax-only -Werror=return-type -x c++ \"$1\" >/dev/null 2>&1 && grep -q 'int trigger' \"$1\"";
+
+#[test]
+fn cpp_definitions_become_declarations_the_compiler_accepts() {
+    require_tool("g++");
+    let case = Case::new("p.cpp", CPP, CPP_TEST);
+    assert!(case.passes(&case.program));
+    let stats = case.path("stats.json");
+    let out = case.lopper(&["-q", "--passes", "definitions", "--stats", stats.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    let flat = squash(&reduced);
+    // Definitions became declarations; what a compiler needs stayed a definition.
+    for decl in ["int sum(const int *p, std::size_t n);", "int peek() const;", "int use_all();"] {
+        assert!(flat.contains(&squash(decl)), "{decl} missing:\n{reduced}");
+    }
+    for kept in ["constexpr int square(int x) { return x * x; }", "auto twice(int x) { return 2 * x; }"] {
+        assert!(flat.contains(&squash(kept)), "{kept} missing:\n{reduced}");
+    }
+    // Out-of-class members went whole; the constructor lost its initializers with its body.
+    assert!(!reduced.contains("Counter::next") && !reduced.contains("Counter::~Counter"), "{reduced}");
+    assert!(flat.contains(&squash("Counter(int c, int s);")), "{reduced}");
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(s["invalid_candidates"], 0);
+    assert!(tokens(Language::Cpp, &reduced) * 2 < tokens(Language::Cpp, CPP), "{reduced}");
+}
+
+#[test]
+fn cpp_the_whole_pipeline_ends_valid_under_a_validity_keeping_test() {
+    require_tool("g++");
+    let case = Case::new("p.cpp", CPP, CPP_TEST);
+    let out = case.lopper(&["-q"]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    assert!(tokens(Language::Cpp, &reduced) <= 12, "{reduced}");
+}
+
+const JAVA: &str = r#"
+import java.util.ArrayList;
+import java.util.List;
+public class Main {
+    private final List<Integer> items = new ArrayList<>();
+    private int total;
+    public Main(int first) { items.add(first); total = first; if (first < 0) { total = 0; } }
+    public void add(int v) { items.add(v); total += v; if (total > 1000) { total = 1000; } }
+    public int size() { int n = 0; for (int i : items) { n += i > 0 ? 1 : 0; } return n; }
+    public String describe() { StringBuilder b = new StringBuilder(); for (int i : items) { b.append(i).append(','); } return b.toString(); }
+    static int marker(int v) { int trigger = v * 7; return trigger + 1; }
+    abstract static class Base { abstract int value(); int doubled() { return value() * 2 + 0; } }
+    interface Named { default String name() { return "named" + "!"; } }
+    public static void main(String[] args) { Main m = new Main(1); m.add(2); System.out.println(m.size() + m.describe() + marker(3)); }
+}
+"#;
+
+#[test]
+fn java_bodies_become_the_smallest_javac_accepts() {
+    require_tool("javac");
+    let test = "d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && javac -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'int trigger' \"$1\"";
+    let case = Case::new("Main.java", JAVA, test);
+    assert!(case.passes(&case.program));
+    let out = case.lopper(&["-q", "--passes", "definitions"]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    let reduced = squash(&reduced);
+    assert!(reduced.contains("publicvoidadd(intv){}"), "{reduced}");
+    assert!(reduced.contains("publicintsize(){thrownull;}"), "{reduced}");
+    assert!(reduced.contains("publicMain(intfirst){}"), "{reduced}");
+    assert!(reduced.contains("inttrigger=v*7"), "{reduced}");
+}
