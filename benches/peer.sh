@@ -16,6 +16,6 @@ peer_run() {
   set -e
   wall=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
   tokens=$(python3 "$corpus/_tools/count_tokens.py" "$work/$result" | awk '{print $1}')
-  if "$case/interesting.sh" "$work/$result"; then passes=yes; else passes=no; fi
+  if "$case/${TEST:-interesting.sh}" "$work/$result"; then passes=yes; else passes=no; fi
   echo "$(basename "$case") $rc $wall $tokens $passes" | tee -a "$out/status.txt"
 }

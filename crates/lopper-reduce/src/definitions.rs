@@ -77,28 +77,36 @@ impl Engine<'_> {
         }
         self.j.set_pass(INFO.name);
         let mut r = Round::new(tree);
-        let weights: Vec<usize> = places.iter().map(|p| p.saves).collect();
-        let base = r.state.clone();
-        let edits = |keep: &[usize]| {
-            let mut e = base.clone();
-            let mut k = keep.iter().peekable();
-            for (i, p) in places.iter().enumerate() {
-                if k.peek() == Some(&&i) {
-                    k.next();
-                    continue;
-                }
-                for (n, edit) in &p.edits {
-                    e.insert(*n, edit.clone());
-                }
+        // Constant evaluation needs a `constexpr` function's definition: those form a kind
+        // of their own, after the rest, so that they do not fail the others' candidates.
+        for constant in [false, true] {
+            let kind: Vec<&Place> = places.iter().filter(|p| p.constant == constant).collect();
+            if kind.is_empty() {
+                continue;
             }
-            e
-        };
-        let list = ListRequest { weights: &weights, may_empty: true, lookahead: self.opts.search.window };
-        CoarseDdmin { levels: LEVELS }.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
-            let batch: Vec<EditSet> = keeps.iter().map(|k| edits(k)).collect();
-            let then = |_: &Tree, i: usize| next(i).iter().map(|k| edits(k)).collect();
-            self.try_batch(&mut r, batch, &[], Some(&then))
-        })?;
+            let weights: Vec<usize> = kind.iter().map(|p| p.saves).collect();
+            let base = r.state.clone();
+            let edits = |keep: &[usize]| {
+                let mut e = base.clone();
+                let mut k = keep.iter().peekable();
+                for (i, p) in kind.iter().enumerate() {
+                    if k.peek() == Some(&&i) {
+                        k.next();
+                        continue;
+                    }
+                    for (n, edit) in &p.edits {
+                        e.insert(*n, edit.clone());
+                    }
+                }
+                e
+            };
+            let list = ListRequest { weights: &weights, may_empty: true, lookahead: self.opts.search.window };
+            CoarseDdmin { levels: LEVELS }.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+                let batch: Vec<EditSet> = keeps.iter().map(|k| edits(k)).collect();
+                let then = |_: &Tree, i: usize| next(i).iter().map(|k| edits(k)).collect();
+                self.try_batch(&mut r, batch, &[], Some(&then))
+            })?;
+        }
         if !r.progress {
             return Ok(Some(r.tree));
         }
@@ -106,10 +114,12 @@ impl Engine<'_> {
     }
 }
 
-/// One function made a declaration: its edits, and the tokens they save.
+/// One function made a declaration: its edits, the tokens they save, and whether it is
+/// `constexpr` or `consteval`.
 struct Place {
     edits: Vec<(NodeId, Edit)>,
     saves: usize,
+    constant: bool,
 }
 
 /// The functions of `tree` this search can rewrite, outermost only, in source order.
@@ -143,24 +153,42 @@ fn place<'g>(t: &Tree, f: NodeId, java: bool, name: &dyn Fn(NodeId) -> Option<&'
     let head: Vec<&str> = tokens[..body_start].iter().map(|&id| t.token_text(id)).collect();
     let inside: Vec<NodeId> = children[1..children.len() - 1].to_vec();
     let body_tokens = t.node(body).tokens as usize;
+    let constant = head.iter().any(|&s| s == "constexpr" || s == "consteval");
     if java {
         let void = head.contains(&"void") || name(f) == Some("constructor_declaration");
         let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
         if void {
-            return (body_tokens > 2).then_some(Place { edits, saves: body_tokens - 2 });
+            return (body_tokens > 2).then_some(Place { edits, saves: body_tokens - 2, constant });
         }
         // `{throw null;}` is four tokens more than `{`; worth it only for a longer body.
         if body_tokens <= 6 || head.contains(&"abstract") {
             return None;
         }
         edits.push((open, Edit::Text("{throw null;".into())));
-        return Some(Place { edits, saves: body_tokens - 6 });
+        return Some(Place { edits, saves: body_tokens - 6, constant });
     }
     // K&R parameter declarations, or a deduced return type without a trailing one.
     if head.last() == Some(&";") {
         return None;
     }
     if head.iter().any(|&s| s == "auto" || s == "decltype") && !head.contains(&"->") {
+        return None;
+    }
+    // An operator without a return type is a misparse (tree-sitter-cpp reads `[[a]] friend
+    // T operator<=>(…) {…}` as a member `T` and a constructor-like `operator<=>`).
+    if name(f) == Some("constructor_or_destructor_definition") && head.first() == Some(&"operator") {
+        return None;
+    }
+    // A friend declaration may not carry attributes where its definition may.
+    // (tree-sitter-cpp may put the attribute, and `friend`, before the function's node.)
+    let start = t.subtree_token_range(f).start;
+    let lead = t.token_ids()[start.saturating_sub(16)..start].iter().rev().map(|&id| t.token_text(id)).take_while(|s| !matches!(*s, ";" | "{" | "}"));
+    let (mut friend, mut attribute) = (false, false);
+    for s in lead.chain(head.iter().copied()) {
+        friend |= s == "friend";
+        attribute |= s.starts_with("[[") || s.ends_with("]]");
+    }
+    if friend && attribute {
         return None;
     }
     // A member defined outside its class: its name is qualified before the parameters.
@@ -171,7 +199,7 @@ fn place<'g>(t: &Tree, f: NodeId, java: bool, name: &dyn Fn(NodeId) -> Option<&'
     {
         let element = crate::passes::list_element(t, f)?;
         let whole = element == f || name(element) == Some("template_declaration") && t.node(element).children.contains(&f);
-        return whole.then(|| Place { edits: vec![(element, Edit::Delete)], saves: t.node(element).tokens as usize });
+        return whole.then(|| Place { edits: vec![(element, Edit::Delete)], saves: t.node(element).tokens as usize, constant });
     }
     let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
     edits.push((open, Edit::Text(";".into())));
@@ -181,7 +209,7 @@ fn place<'g>(t: &Tree, f: NodeId, java: bool, name: &dyn Fn(NodeId) -> Option<&'
         edits.push((init, Edit::Delete));
         saves += t.node(init).tokens as usize;
     }
-    Some(Place { edits, saves })
+    Some(Place { edits, saves, constant })
 }
 
 /// A constructor's member initializer list (`: a(1), b(2)`), outside its body.
