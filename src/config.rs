@@ -111,15 +111,20 @@ impl Reduction {
     /// # Errors
     /// A [`Fail`] with the exit code docs/cli.md gives for each problem.
     pub fn from_args(a: ReduceArgs) -> Result<Reduction, Fail> {
-        let (test, file) = match (&a.test_cmd, a.args.as_slice()) {
-            (Some(cmd), [file]) => (TestCommand::Shell(cmd.clone()), file.clone()),
-            (None, [test, file]) => (TestCommand::Script(test.clone()), file.clone()),
-            (Some(_), _) => return Err(Fail(exit::USAGE, "with --test-cmd, give only FILE".into())),
-            (None, [_, _, rest @ ..]) => {
-                let extra: Vec<String> = rest.iter().map(|p| p.display().to_string()).collect();
-                return Err(Fail(exit::USAGE, format!("one FILE at a time, after TEST (also given: {}); run lopper once per file", extra.join(" "))));
-            }
-            (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or --test-cmd 'COMMAND' FILE)".into())),
+        let (test, inputs) = match (&a.test_cmd, a.args.as_slice()) {
+            (Some(cmd), files @ [_, ..]) => (TestCommand::Shell(cmd.clone()), files.to_vec()),
+            (None, [test, files @ ..]) if !files.is_empty() => (TestCommand::Script(test.clone()), files.to_vec()),
+            (Some(_), _) => return Err(Fail(exit::USAGE, "with --test-cmd, give FILE (or DIR, or several FILEs)".into())),
+            (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or DIR, or several FILEs; or --test-cmd 'COMMAND' FILE)".into())),
+        };
+        // A directory or several files: a project, one bundle through the one pipeline.
+        let project = (inputs.len() > 1 || inputs[0].is_dir()).then(|| crate::project::Project::read(&inputs)).transpose()?;
+        let file = match &project {
+            Some(p) => match &p.origin {
+                crate::project::Origin::Dir(d) => d.clone(),
+                crate::project::Origin::Files(_) => p.main_file(),
+            },
+            None => inputs[0].clone(),
         };
         if let TestCommand::Script(t) = &test {
             if looks_like_test(&file) && !looks_like_test(t) {
@@ -139,16 +144,26 @@ impl Reduction {
             stderr: regex(&a.stderr_regex, "--stderr-regex")?,
             stdin: a.stdin,
         };
-        let frontend = language(&file, a.lang.as_deref(), a.grammar.as_deref())?;
-        let (text, encoding) = read_program(&file)?;
+        let language_of = project.as_ref().map_or(file.clone(), |p| p.main_file());
+        let frontend = language(&language_of, a.lang.as_deref(), a.grammar.as_deref())?;
+        let (text, encoding) = match &project {
+            Some(p) => (p.bundle(), Encoding::Utf8),
+            None => read_program(&file)?,
+        };
         frontend.check(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{}: {e}", file.display())))?;
         let script = match &test {
             TestCommand::Script(t) => Some(t.as_path()),
             TestCommand::Shell(_) => None,
         };
-        let output = Output::plan(&file, &encoding.encode(&text), a.output.as_deref(), script, &output::ReductionLog::default_dir())
-            .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
-            .with_encoding(encoding);
+        let output = match &project {
+            Some(p) => {
+                let (o, backup, notice) = crate::project::ProjectOutput::plan(p, a.output.as_deref())?;
+                Output::project(o, backup, notice)
+            }
+            None => Output::plan(&file, &encoding.encode(&text), a.output.as_deref(), script, &output::ReductionLog::default_dir())
+                .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
+                .with_encoding(encoding),
+        };
         let sides = a.stats.iter().map(|p| ("--stats", p)).chain(a.events.iter().filter(|p| p.as_os_str() != "-").map(|p| ("--events", p)));
         for (option, path) in sides {
             output::check_side_file(option, path, &file, script, a.output.as_deref()).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;

@@ -9,6 +9,7 @@ mod events;
 mod generate;
 mod inspect;
 mod output;
+mod project;
 mod report;
 mod runtime;
 

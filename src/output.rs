@@ -115,6 +115,8 @@ pub struct Output {
     log: Option<ReductionLog>,
     /// In place: the lock that keeps a second run off the same file.
     _lock: Option<InPlaceLock>,
+    /// A project's tree of files, written instead of `path` (`path` is its folder).
+    project: Option<crate::project::ProjectOutput>,
 }
 
 /// The directory a path's file lives in (`.` for a bare name).
@@ -180,6 +182,7 @@ impl Output {
             log: None,
             encoding: lopper_reduce::Encoding::Utf8,
             _lock: None,
+            project: None,
         };
         if let Some(out) = out {
             if let Ok(o) = fs::metadata(out) {
@@ -233,6 +236,23 @@ impl Output {
         Ok(plan)
     }
 
+    /// The output of a project ([`crate::project::ProjectOutput::plan`]'s).
+    pub fn project(project: crate::project::ProjectOutput, backup: Option<PathBuf>, notice: Option<String>) -> Output {
+        Output {
+            path: project.root().to_path_buf(),
+            backup,
+            backup_pending: false,
+            input: project.root().to_path_buf(),
+            mode: 0o644,
+            owner: None,
+            notice,
+            log: None,
+            encoding: lopper_reduce::Encoding::Utf8,
+            _lock: None,
+            project: Some(project),
+        }
+    }
+
     /// Whether results replace the input (no `-o`).
     pub fn in_place(&self) -> bool {
         self.backup.is_some()
@@ -250,6 +270,9 @@ impl Output {
     /// # Errors
     /// [`OutputError::Write`] naming the file that could not be written.
     pub fn write(&mut self, text: &str) -> Result<(), OutputError> {
+        if let Some(p) = &mut self.project {
+            return p.write(text).map_err(|e| OutputError::Write(self.path.clone(), e));
+        }
         if self.backup_pending {
             let backup = self.backup.as_ref().expect("pending implies a backup");
             // Whole or not at all: on a full disk no empty or partial backup is left.
@@ -271,6 +294,9 @@ impl Output {
 
     /// Whether [`Output::write`] has made the backup (or there was one to keep).
     pub fn backup_written(&self) -> bool {
+        if let Some(p) = &self.project {
+            return p.backup_written();
+        }
         self.in_place() && !self.backup_pending
     }
 

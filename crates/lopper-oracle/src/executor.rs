@@ -167,6 +167,23 @@ impl LocalExecutor {
     }
 }
 
+/// Writes the files of project bundle `text` under `root` (made here), each at its path;
+/// a path that would leave `root` is not written.
+///
+/// # Errors
+/// [`OracleError`] naming the file or folder that could not be written.
+pub fn write_bundle(root: &Path, text: &str) -> Result<(), OracleError> {
+    fs::create_dir_all(root).map_err(io_at(root))?;
+    for f in lopper_bundle::split(text).into_iter().filter(|f| lopper_bundle::safe_path(f.path)) {
+        let path = root.join(f.path);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(io_at(parent))?;
+        }
+        fs::write(&path, f.text).map_err(io_at(&path))?;
+    }
+    Ok(())
+}
+
 /// A temporary root for run directories in `parent`, removed when dropped.
 fn new_root(parent: &Path) -> Result<tempfile::TempDir, OracleError> {
     tempfile::Builder::new().prefix("lopper-").tempdir_in(parent).map_err(io_at(parent))
@@ -180,8 +197,18 @@ impl Executor for LocalExecutor {
         self.runs += 1;
         let dir = self.root.path().join(format!("t{}", self.runs));
         fs::create_dir(&dir).map_err(io_at(&dir))?;
-        let path = dir.join(&self.file_name);
-        fs::write(&path, self.encoding.encode(candidate)).map_err(io_at(&path))?;
+        let path = if lopper_bundle::is_bundle(candidate) {
+            // A project: its files under `tree/`, which is the test's `$1` and working
+            // directory (C-Vise runs a test for several files in their folder).
+            let root = dir.join("tree");
+            write_bundle(&root, candidate)?;
+            root
+        } else {
+            let path = dir.join(&self.file_name);
+            fs::write(&path, self.encoding.encode(candidate)).map_err(io_at(&path))?;
+            path
+        };
+        let cwd = if path.is_dir() { path.clone() } else { dir.clone() };
         let out = |name: &str| -> std::io::Result<Stdio> { Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() }) };
         let mut argv: Vec<OsString> = self.launcher.iter().map(OsString::from).collect();
         match &self.test {
@@ -193,7 +220,7 @@ impl Executor for LocalExecutor {
         private_tmp(&mut cmd, &dir)?;
         let stdin = if self.stdin { Stdio::from(fs::File::open(&path).map_err(io_at(&path))?) } else { Stdio::null() };
         let (stdout, stderr) = (out(".lopper-stdout").map_err(io_at(&dir))?, out(".lopper-stderr").map_err(io_at(&dir))?);
-        let child = cmd.arg(&path).current_dir(&dir).stdin(stdin).stdout(stdout).stderr(stderr).process_group(0).spawn().map_err(io_at(Path::new(&argv[0])))?;
+        let child = cmd.arg(&path).current_dir(&cwd).stdin(stdin).stdout(stdout).stderr(stderr).process_group(0).spawn().map_err(io_at(Path::new(&argv[0])))?;
         self.running.push(Running { id: self.runs, child, dir, started: Instant::now(), capture });
         Ok(self.runs)
     }

@@ -89,12 +89,14 @@ pub struct Parsed {
 }
 
 /// A loaded language: its PNF grammar and the parser that builds trees for it.
+#[derive(Clone)]
 pub struct Frontend {
     name: String,
     grammar: PnfGrammar,
     backend: Backend,
 }
 
+#[derive(Clone)]
 enum Backend {
     /// A tree-sitter parser whose CST is matched against the PNF grammar; with each
     /// grammar symbol's tree-sitter kind id (0 for none), which the matcher compares
@@ -145,6 +147,9 @@ impl Frontend {
     /// # Errors
     /// [`ParseError::Syntax`] with pest's message when a grammar file rejects `text`.
     pub fn check(&self, text: &str) -> Result<(), ParseError> {
+        if lopper_bundle::is_bundle(text) {
+            return lopper_bundle::split(text).iter().filter(|f| self.owns(f.path)).try_for_each(|f| self.check(f.text));
+        }
         match &self.backend {
             Backend::TreeSitter(..) => Ok(()),
             Backend::Pest(p) => p.check(text),
@@ -168,6 +173,41 @@ impl Frontend {
         &self.grammar
     }
 
+    /// Whether a project's file at `path` is in this language: a built-in language's
+    /// extensions; every file for a language loaded from a grammar.
+    pub fn owns(&self, path: &str) -> bool {
+        let ext = std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
+        match Language::ALL.iter().find(|l| l.name() == self.name) {
+            Some(l) => l.extensions().contains(&ext) || (l.name() == "cpp" && matches!(ext, "h" | "inl" | "ipp" | "tpp")),
+            None => true,
+        }
+    }
+
+    /// The tree of a project bundle ([`lopper_bundle`]): each file this language
+    /// [owns](Frontend::owns) parsed on its own (plain trees when `plain`), the others kept
+    /// as one token each, under [`Tree::bundle`]'s star of files; the files' statistics
+    /// added up.
+    fn parse_bundle(&self, text: &str, plain: bool) -> Result<Parsed, ParseError> {
+        let mut stats = MatchStats::default();
+        let mut files = Vec::new();
+        for f in lopper_bundle::split(text) {
+            let tree = if !self.owns(f.path) {
+                None
+            } else if plain {
+                Some(self.parse_plain(f.text)?)
+            } else {
+                let p = self.parse(f.text)?;
+                stats.inner_nodes += p.stats.inner_nodes;
+                stats.matched += p.stats.matched;
+                stats.opaque += p.stats.opaque;
+                stats.syntax_errors += p.stats.syntax_errors;
+                Some(p.tree)
+            };
+            files.push(lopper_tree::BundleFile { header: f.header, offset: f.offset, len: f.text.len(), tree });
+        }
+        Ok(Parsed { tree: Tree::bundle(text.to_string(), files), stats })
+    }
+
     fn cst(ts: &tree_sitter::Language, text: &str) -> Result<tree_sitter::Tree, ParseError> {
         let mut p = tree_sitter::Parser::new();
         p.set_language(ts)?;
@@ -181,6 +221,9 @@ impl Frontend {
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails; [`ParseError::Syntax`] if a
     /// grammar-file language rejects the text.
     pub fn parse(&self, text: &str) -> Result<Parsed, ParseError> {
+        if lopper_bundle::is_bundle(text) {
+            return self.parse_bundle(text, false);
+        }
         let (tree, stats) = match &self.backend {
             Backend::TreeSitter(ts, kinds) => matcher::convert(&self.grammar, kinds, text, Self::cst(ts, text)?.root_node()),
             Backend::Pest(p) => p.parse(&self.grammar, text, false)?,
@@ -199,6 +242,7 @@ impl Frontend {
     /// As [`Frontend::parse`].
     pub fn parse_with(&self, checker: &SyntaxChecker, text: &str) -> Result<Parsed, ParseError> {
         match (&self.backend, &checker.0) {
+            _ if lopper_bundle::is_bundle(text) => self.parse(text),
             (Backend::TreeSitter(_, kinds), Checker::TreeSitter { base, tree, base_fresh, .. })
                 if base == text && (*base_fresh || !tree.root_node().has_error()) =>
             {
@@ -215,6 +259,9 @@ impl Frontend {
     /// # Errors
     /// As [`Frontend::parse`].
     pub fn parse_plain(&self, text: &str) -> Result<Tree, ParseError> {
+        if lopper_bundle::is_bundle(text) {
+            return Ok(self.parse_bundle(text, true)?.tree);
+        }
         match &self.backend {
             Backend::TreeSitter(ts, kinds) => Ok(matcher::convert_plain(&self.grammar, kinds, text, Self::cst(ts, text)?.root_node())),
             Backend::Pest(p) => Ok(p.parse(&self.grammar, text, true)?.0),
@@ -227,6 +274,10 @@ impl Frontend {
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
     pub fn syntax_errors(&self, text: &str) -> Result<usize, ParseError> {
+        if lopper_bundle::is_bundle(text) {
+            let files = lopper_bundle::split(text);
+            return files.iter().filter(|f| self.owns(f.path)).map(|f| self.syntax_errors(f.text)).sum();
+        }
         match &self.backend {
             Backend::TreeSitter(ts, _) => Ok(count_errors(&Self::cst(ts, text)?)),
             Backend::Pest(p) => Ok(p.check(text).is_err() as usize),
@@ -240,6 +291,9 @@ impl Frontend {
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
     pub fn checker(&self, base: &str) -> Result<SyntaxChecker, ParseError> {
+        if lopper_bundle::is_bundle(base) {
+            return Ok(SyntaxChecker(Checker::Bundle(Box::new(self.clone()))));
+        }
         match &self.backend {
             Backend::TreeSitter(ts, _) => {
                 let mut parser = tree_sitter::Parser::new();
@@ -290,6 +344,8 @@ enum Checker {
         base_fresh: bool,
     },
     Pest(Arc<PestBackend>),
+    /// A project bundle: each file counted afresh by its own parse.
+    Bundle(Box<Frontend>),
 }
 
 impl SyntaxChecker {
@@ -301,6 +357,9 @@ impl SyntaxChecker {
     pub fn errors(&mut self, text: &str, key: TextKey) -> Result<usize, ParseError> {
         match &self.0 {
             Checker::Pest(p) => Ok(p.check(text).is_err() as usize),
+            // A candidate that lost its first header is no project: never tested.
+            Checker::Bundle(_) if !lopper_bundle::is_bundle(text) => Ok(usize::MAX / 2),
+            Checker::Bundle(f) => f.syntax_errors(text),
             Checker::TreeSitter { .. } => {
                 let (tree, fresh) = self.reparse(text)?;
                 let mut errors = count_errors(&tree);

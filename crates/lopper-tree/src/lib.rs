@@ -393,3 +393,61 @@ impl Tree {
 
 #[cfg(test)]
 mod tests;
+
+/// One file of a project tree for [`Tree::bundle`].
+#[derive(Debug)]
+pub struct BundleFile {
+    /// The header's byte range in the bundle's source (one token, never split).
+    pub header: Range<usize>,
+    /// Where the file's text starts in the bundle's source, in bytes.
+    pub offset: usize,
+    /// The file's text's length, in bytes.
+    pub len: usize,
+    /// The file's own tree (its source the file's text); `None` for a file kept as it is,
+    /// whose non-blank text becomes one token.
+    pub tree: Option<Tree>,
+}
+
+impl Tree {
+    /// The tree of a project bundle (`source`, the bundle's text): a Kleene star of files,
+    /// each a regular node of its header token and its file's tree, the file trees' nodes
+    /// and comments moved to their place in `source`. Deleting a file's node deletes the
+    /// file; the files' own nodes keep their symbols (one grammar for all of them).
+    pub fn bundle(source: String, files: Vec<BundleFile>) -> Tree {
+        let mut b = TreeBuilder::new(source);
+        let mut elements = Vec::with_capacity(files.len());
+        for f in files {
+            let header = b.token(None, None, f.header.clone());
+            let mut children = vec![header];
+            match f.tree {
+                Some(t) => {
+                    let base = b.nodes.len() as u32;
+                    let shift = |r: &Range<u32>| r.start + f.offset as u32..r.end + f.offset as u32;
+                    // The file tree's arena is in post-order when `t.postorder`; either way
+                    // children come before parents, so ids shift by `base`.
+                    for n in &t.nodes {
+                        b.nodes.push(Node {
+                            parent: n.parent.map(|p| NodeId(p.0 + base)),
+                            children: n.children.iter().map(|c| NodeId(c.0 + base)).collect(),
+                            text: n.text.as_ref().map(shift),
+                            ..n.clone()
+                        });
+                    }
+                    b.comments.extend(t.comments.iter().map(shift));
+                    children.push(NodeId(t.root.0 + base));
+                }
+                None => {
+                    let text = &b.source[f.offset..f.offset + f.len];
+                    let start = f.offset + (text.len() - text.trim_start().len());
+                    let end = f.offset + text.trim_end().len();
+                    if start < end {
+                        children.push(b.token(None, None, start..end));
+                    }
+                }
+            }
+            elements.push(b.node(NodeKind::Regular, None, None, children));
+        }
+        let root = b.node(NodeKind::Star, None, None, elements);
+        b.finish(root)
+    }
+}

@@ -231,7 +231,8 @@ fn drop_comments(e: &mut Engine<'_>, tree: &Tree) -> Result<(), OracleError> {
 /// interesting and free of new syntax errors, whatever its size.
 /// Not where indentation is syntax (Python): the layout's indentation follows brackets.
 fn layout(e: &mut Engine<'_>) -> Result<(), OracleError> {
-    if e.frontend.indentation_is_syntax() {
+    // Nor on a project, whose file headers are lines of their own.
+    if e.frontend.indentation_is_syntax() || lopper_bundle::is_bundle(&e.j.best) {
         return Ok(());
     }
     let Some(tree) = e.parse_best() else { return Ok(()) };

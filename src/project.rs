@@ -1,0 +1,217 @@
+//! Whole projects (`lopper TEST DIR`, `lopper TEST FILE FILE...`): the files read into one
+//! bundle ([`lopper_bundle`]) that the one pipeline reduces, and each new best written
+//! back as a tree of files.
+
+use crate::{exit, Fail};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Where a project came from.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    /// A directory: the files under it, by their paths below it.
+    Dir(PathBuf),
+    /// Files given one by one, by their paths relative to the current directory.
+    Files(Vec<PathBuf>),
+}
+
+/// A project read from disk: each regular file's path (relative, `/`-separated, sorted for a
+/// directory, as given for files) and text.
+#[derive(Debug)]
+pub struct Project {
+    /// Where it came from.
+    pub origin: Origin,
+    /// (path, text) per file.
+    pub files: Vec<(String, String)>,
+}
+
+impl Project {
+    /// Reads the project at `inputs`: one directory, or several files.
+    ///
+    /// # Errors
+    /// A [`Fail`] (exit code for a bad input) naming a file that is not UTF-8 text, a path
+    /// outside the current directory, or a folder that cannot be read.
+    pub fn read(inputs: &[PathBuf]) -> Result<Project, Fail> {
+        let bad = |m: String| Fail(exit::BAD_INPUT, m);
+        if let [dir] = inputs {
+            let mut paths = Vec::new();
+            walk(dir, Path::new(""), &mut paths).map_err(|e| bad(format!("cannot read {}: {e}", dir.display())))?;
+            paths.sort();
+            if paths.is_empty() {
+                return Err(bad(format!("{} holds no file to reduce", dir.display())));
+            }
+            let files = paths.into_iter().map(|p| Ok((p.clone(), text(&dir.join(&p))?))).collect::<Result<_, Fail>>()?;
+            return Ok(Project { origin: Origin::Dir(dir.clone()), files });
+        }
+        let mut files = Vec::new();
+        for f in inputs {
+            let rel = f.to_string_lossy().trim_start_matches("./").to_string();
+            if !lopper_bundle::safe_path(&rel) {
+                return Err(bad(format!("{}: give several FILEs by paths below the current directory (or one DIR)", f.display())));
+            }
+            if !f.is_file() {
+                return Err(bad(format!("{} is not a file", f.display())));
+            }
+            files.push((rel, text(f)?));
+        }
+        Ok(Project { origin: Origin::Files(inputs.to_vec()), files })
+    }
+
+    /// The bundle of every file.
+    pub fn bundle(&self) -> String {
+        lopper_bundle::join(self.files.iter().map(|(p, t)| (p.as_str(), t.as_str())))
+    }
+
+    /// The file that stands for the project's language: the extension most of its bytes
+    /// have.
+    pub fn main_file(&self) -> PathBuf {
+        let mut by_ext: Vec<(String, usize)> = Vec::new();
+        for (p, t) in &self.files {
+            let ext = Path::new(p).extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
+            match by_ext.iter_mut().find(|(e, _)| *e == ext) {
+                Some((_, n)) => *n += t.len(),
+                None => by_ext.push((ext, t.len())),
+            }
+        }
+        let ext = by_ext.into_iter().max_by_key(|(e, n)| (*n, !e.is_empty())).map(|(e, _)| e).unwrap_or_default();
+        let (p, _) = self.files.iter().find(|(p, _)| Path::new(p).extension().map(|e| e.to_string_lossy()).unwrap_or_default() == ext).expect("a file has it");
+        PathBuf::from(p)
+    }
+}
+
+/// The regular files under `root/rel`, by path below `root`; symlinks and special files are
+/// left out (kept as they are where the tree is rewritten in place).
+fn walk(root: &Path, rel: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
+    for entry in fs::read_dir(root.join(rel))? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let path = rel.join(entry.file_name());
+        if kind.is_dir() {
+            walk(root, &path, out)?;
+        } else if kind.is_file() {
+            out.push(path.to_string_lossy().into_owned());
+        }
+    }
+    Ok(())
+}
+
+fn text(path: &Path) -> Result<String, Fail> {
+    let bytes = fs::read(path).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read {}: {e}", path.display())))?;
+    if bytes.contains(&0) {
+        return Err(Fail(
+            exit::BAD_INPUT,
+            format!("{} is not text (it holds NUL bytes); move it out of the project, or reduce it alone with --lang", path.display()),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        Fail(exit::BAD_INPUT, format!("{} is not UTF-8 text; projects are reduced as UTF-8 (reduce it alone to have it read as Latin-1)", path.display()))
+    })
+}
+
+/// Where a project's bests go: in place (each file's original kept: `DIR.orig` as a copy of
+/// the tree, or `FILE.orig` beside each file), or into `-o OUTDIR`.
+#[derive(Debug)]
+pub struct ProjectOutput {
+    origin: Origin,
+    /// The folder the files' paths are relative to.
+    root: PathBuf,
+    /// Every path the project had, so that a file the reduction deleted goes.
+    paths: Vec<String>,
+    /// In place: the backup still has to be made before the first write.
+    backup_pending: bool,
+    /// In place.
+    in_place: bool,
+}
+
+impl ProjectOutput {
+    /// Plans the output of `project`: `out` (a folder that does not exist or is empty), or
+    /// in place. Returns it, where the original is kept (in place), and a notice.
+    ///
+    /// # Errors
+    /// [`Fail`] for an `out` that is a file or a folder with files in it.
+    pub fn plan(project: &Project, out: Option<&Path>) -> Result<(ProjectOutput, Option<PathBuf>, Option<String>), Fail> {
+        let paths = project.files.iter().map(|(p, _)| p.clone()).collect();
+        if let Some(out) = out {
+            if out.exists() && !(out.is_dir() && fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false)) {
+                return Err(Fail(exit::OUTPUT, format!("-o {}: for a project, -o names a folder that does not exist yet or is empty", out.display())));
+            }
+            let o = ProjectOutput { origin: project.origin.clone(), root: out.to_path_buf(), paths, backup_pending: false, in_place: false };
+            return Ok((o, None, None));
+        }
+        let (root, backup) = match &project.origin {
+            Origin::Dir(d) => (d.clone(), PathBuf::from(format!("{}.orig", d.display()))),
+            Origin::Files(_) => (PathBuf::from("."), PathBuf::from("FILE.orig")),
+        };
+        let (pending, notice) = match &project.origin {
+            Origin::Dir(_) if backup.exists() => (false, Some(format!("keeping the existing {} as the original", backup.display()))),
+            _ => (true, None),
+        };
+        Ok((ProjectOutput { origin: project.origin.clone(), root, paths, backup_pending: pending, in_place: true }, Some(backup), notice))
+    }
+
+    /// Whether the originals are kept (in place) and made.
+    pub fn backup_written(&self) -> bool {
+        self.in_place && !self.backup_pending
+    }
+
+    /// Writes bundle `text` as the tree: each file by an atomic rename, and the files it
+    /// no longer holds removed; in place, the originals kept first.
+    ///
+    /// # Errors
+    /// The first write that fails.
+    pub fn write(&mut self, text: &str) -> std::io::Result<()> {
+        if self.backup_pending {
+            match &self.origin {
+                Origin::Dir(d) => copy_tree(d, Path::new(&format!("{}.orig", d.display())))?,
+                Origin::Files(fs_) => {
+                    for f in fs_ {
+                        let orig = PathBuf::from(format!("{}.orig", f.display()));
+                        if !orig.exists() {
+                            crate::runtime::write_atomic(&orig, &fs::read(f)?, |_| Ok(()))?;
+                        }
+                    }
+                }
+            }
+            self.backup_pending = false;
+        }
+        let files = lopper_bundle::split(text);
+        for f in files.iter().filter(|f| lopper_bundle::safe_path(f.path)) {
+            let path = self.root.join(f.path);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let mode = fs::metadata(&path).map(|m| m.permissions()).ok();
+            crate::runtime::write_atomic(&path, f.text.as_bytes(), |tmp| mode.map_or(Ok(()), |m| tmp.set_permissions(m)))?;
+        }
+        for gone in self.paths.iter().filter(|p| !files.iter().any(|f| f.path == p.as_str())) {
+            let path = self.root.join(gone);
+            match (&self.origin, self.in_place) {
+                // Files named one by one stay, empty: the user's command line names them.
+                (Origin::Files(_), true) => crate::runtime::write_atomic(&path, b"", |_| Ok(()))?,
+                _ if path.exists() => fs::remove_file(&path)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The folder the result is in.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+/// Copies the regular files and folders under `from` to `to` (made here).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        } else if kind.is_file() {
+            fs::copy(entry.path(), to.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
