@@ -56,22 +56,24 @@ struct Cli {
 pub struct ReduceArgs {
     /// TEST FILE: the interestingness test (an executable that gets the candidate's path as
     /// $1 and exits 0 while the candidate is still interesting) and the program to reduce,
-    /// in place (the original kept as FILE.orig) unless -o. With --test-cmd, FILE alone.
-    // More than two are accepted here so that the message can say "one FILE at a time".
+    /// in place (the original kept as FILE.orig) unless -o. A DIR, or several FILEs, is a
+    /// project reduced as a whole (DIR.orig kept; -o OUTDIR). With --test-cmd, no TEST.
     #[arg(required_unless_present_any = ["list_algorithms", "list_passes"], num_args = 1.., value_names = ["TEST", "FILE"])]
     pub args: Vec<PathBuf>,
     /// List the reduction algorithms with their sources, and exit.
     #[arg(long)]
     pub list_algorithms: bool,
-    /// The passes, comma-separated, from the registry (see --list-passes): `unused` (the
-    /// list elements that declare a name used nowhere else, minimized together; part of
-    /// each Perses round), `perses` (Perses' list deletion and replacement), the passes
-    /// past 1-minimality (`identifiers`, `literals`, `inline`, `aliases`, `bodies`, `params`, `subtrees`,
-    /// `tokens`), `clang_delta` (C-Vise's clang_delta transformations, for C, when
-    /// installed) and `layout` (the result laid out readably). Each runs in its group:
-    /// `main` ones every round of the global fixpoint in the order given, `last` ones once
-    /// at the end. Default: all of them, in the registry's order.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = lopper_reduce::pipeline::REGISTRY.map(|p| p.name.to_string()))]
+    /// The passes, comma-separated, from the registry (see --list-passes): `definitions`
+    /// and `instances` (once, first: every function definition to a declaration, every
+    /// list of one kind emptied), `unused` (the list elements that declare a name used
+    /// nowhere else, minimized together; part of each Perses round), `perses` (Perses'
+    /// list deletion and replacement), the passes past 1-minimality (`identifiers`,
+    /// `literals`, `inline`, `aliases`, `bodies`, `params`, `subtrees`, `tokens`),
+    /// `clang_delta` (C-Vise's clang_delta transformations, for C and C++, when installed)
+    /// and `layout` (the result laid out readably). Each runs in its group: `first` ones
+    /// once before the rest, `main` ones every round of the global fixpoint in the order
+    /// given, `last` ones once at the end. Default: all of them, in the registry's order.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', hide_default_value = true, default_values_t = lopper_reduce::pipeline::REGISTRY.map(|p| p.name.to_string()))]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may

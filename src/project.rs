@@ -47,7 +47,7 @@ impl Project {
         for f in inputs {
             let rel = f.to_string_lossy().trim_start_matches("./").to_string();
             if !lopper_bundle::safe_path(&rel) {
-                return Err(bad(format!("{}: give several FILEs by paths below the current directory (or one DIR)", f.display())));
+                return Err(Fail(exit::USAGE, format!("{}: give several FILEs by paths below the current directory (or one DIR)", f.display())));
             }
             if !f.is_file() {
                 return Err(bad(format!("{} is not a file", f.display())));

@@ -21,7 +21,6 @@
 //! program stays valid, so the unused search and Perses then delete in large chunks.
 
 use crate::engine::{Engine, Round};
-use crate::minimize::{CoarseDdmin, ListMinimizer, ListRequest};
 use crate::oracle::OracleError;
 use crate::passes::{Group, Kind, PassInfo};
 use lopper_grammar::PnfGrammar;
@@ -84,28 +83,9 @@ impl Engine<'_> {
             if kind.is_empty() {
                 continue;
             }
+            let edits: Vec<&[(NodeId, Edit)]> = kind.iter().map(|p| p.edits.as_slice()).collect();
             let weights: Vec<usize> = kind.iter().map(|p| p.saves).collect();
-            let base = r.state.clone();
-            let edits = |keep: &[usize]| {
-                let mut e = base.clone();
-                let mut k = keep.iter().peekable();
-                for (i, p) in kind.iter().enumerate() {
-                    if k.peek() == Some(&&i) {
-                        k.next();
-                        continue;
-                    }
-                    for (n, edit) in &p.edits {
-                        e.insert(*n, edit.clone());
-                    }
-                }
-                e
-            };
-            let list = ListRequest { weights: &weights, may_empty: true, lookahead: self.opts.search.window };
-            CoarseDdmin { levels: LEVELS }.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
-                let batch: Vec<EditSet> = keeps.iter().map(|k| edits(k)).collect();
-                let then = |_: &Tree, i: usize| next(i).iter().map(|k| edits(k)).collect();
-                self.try_batch(&mut r, batch, &[], Some(&then))
-            })?;
+            self.apply_places(&mut r, &edits, &weights, LEVELS)?;
         }
         if !r.progress {
             return Ok(Some(r.tree));

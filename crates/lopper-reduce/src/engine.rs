@@ -247,12 +247,14 @@ pub(crate) struct Deletion<'d> {
     pub(crate) follow: Option<&'d mut dyn FollowUp>,
     /// The list minimizer, where not the search options' own.
     pub(crate) minimizer: Option<&'d dyn ListMinimizer>,
+    /// Each deletion also takes the items that use what it deletes (no head then).
+    pub(crate) dependents: Option<&'d crate::unused::Dependents>,
 }
 
 impl<'d> Deletion<'d> {
     /// A deletion of `items` with no head, no continuation and no follow-ups.
     pub(crate) fn of(items: Vec<NodeId>, empty: Empty) -> Deletion<'d> {
-        Deletion { items, head: None, empty, done: None, follow: None, minimizer: None }
+        Deletion { items, head: None, empty, done: None, follow: None, minimizer: None, dependents: None }
     }
 }
 
@@ -302,7 +304,8 @@ impl Engine<'_> {
     /// # Errors
     /// The judge's.
     pub(crate) fn ddmin_delete(&mut self, r: &mut Round, d: Deletion<'_>) -> Result<Vec<NodeId>, OracleError> {
-        let Deletion { mut items, head, empty, done, mut follow, minimizer } = d;
+        let Deletion { mut items, head, empty, done, mut follow, minimizer, dependents } = d;
+        let dependents = dependents.filter(|_| head.is_none());
         if let Some(h) = head {
             items.insert(0, h);
         }
@@ -319,7 +322,11 @@ impl Engine<'_> {
                 let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
                 let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !gone(k)).collect();
                 let mut e = base.clone();
-                e.delete(all.iter().copied().filter(|c| !kept.contains(c)));
+                let mut deleted: Vec<bool> = all.iter().map(|c| !kept.contains(c)).collect();
+                if let Some(d) = dependents {
+                    d.close(&mut deleted);
+                }
+                e.delete(all.iter().zip(&deleted).filter(|(_, &d)| d).map(|(&c, _)| c));
                 if head.is_some_and(|h| !kept.contains(&h)) {
                     // keep is never empty and h is its only non-element: promote the first.
                     let first = keep[0];
@@ -368,6 +375,39 @@ impl Engine<'_> {
             Ok(winner)
         })?;
         Ok(kept.into_iter().map(|i| all[i]).collect())
+    }
+
+    /// Every place's edits in one candidate, then, where that fails, a coarse ddmin
+    /// ([`crate::minimize::CoarseDdmin`], `levels` chunk sizes) over the places: a
+    /// candidate applies the edits of the places it does not keep (C-Vise's binary-search
+    /// passes over one transformation's instances). `weights`: what each place saves.
+    ///
+    /// # Errors
+    /// The judge's.
+    pub(crate) fn apply_places(&mut self, r: &mut Round, places: &[&[(NodeId, Edit)]], weights: &[usize], levels: u32) -> Result<(), OracleError> {
+        use crate::minimize::CoarseDdmin;
+        let base = r.state.clone();
+        let edits = |keep: &[usize]| {
+            let mut e = base.clone();
+            let mut k = keep.iter().peekable();
+            for (i, p) in places.iter().enumerate() {
+                if k.peek() == Some(&&i) {
+                    k.next();
+                    continue;
+                }
+                for (n, edit) in p.iter() {
+                    e.insert(*n, edit.clone());
+                }
+            }
+            e
+        };
+        let list = ListRequest { weights, may_empty: true, lookahead: self.opts.search.window };
+        CoarseDdmin { levels }.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+            let batch: Vec<EditSet> = keeps.iter().map(|k| edits(k)).collect();
+            let then = |_: &Tree, i: usize| next(i).iter().map(|k| edits(k)).collect();
+            self.try_batch(r, batch, &[], Some(&then))
+        })?;
+        Ok(())
     }
 
     /// The PNF tree of the current best; `None`, with a warning, if it no longer parses.

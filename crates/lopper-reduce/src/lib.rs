@@ -9,6 +9,7 @@
 pub mod baselines;
 pub mod definitions;
 pub mod engine;
+pub mod files;
 pub mod generator;
 pub mod instances;
 pub mod judge;

@@ -254,3 +254,47 @@ fn a_replacement_waits_behind_a_large_child_not_behind_a_small_one() {
     let (replaced, deleted_inside) = order(10);
     assert!(replaced < deleted_inside, "{replaced} {deleted_inside}");
 }
+
+#[test]
+fn a_deletion_takes_the_elements_that_use_what_it_deletes() {
+    let f = Frontend::new(Language::C).unwrap();
+    let src = "int a;\nint f(void) { return a; }\nint g(void) { return f(); }\nint h;\nint k(void) { return h; }\n";
+    let tree = f.parse(src).unwrap().tree;
+    let live = tree.live(&lopper_tree::EditSet::default());
+    let items: Vec<lopper_tree::NodeId> = tree.node(tree.root()).children.to_vec();
+    assert_eq!(items.len(), 5);
+    let d = crate::unused::Dependents::new(&tree, &live, f.grammar(), &items).expect("f uses a, g uses f");
+    // Deleting `a` takes `f` (which names it) and `g` (which names `f`), not `h` or `k`.
+    let mut deleted = vec![true, false, false, false, false];
+    d.close(&mut deleted);
+    assert_eq!(deleted, [true, true, true, false, false]);
+    let mut deleted = vec![false, false, false, true, false];
+    d.close(&mut deleted);
+    assert_eq!(deleted, [false, false, false, true, true]);
+    // A user going takes nothing it uses.
+    let mut deleted = vec![false, false, true, false, false];
+    d.close(&mut deleted);
+    assert_eq!(deleted, [false, false, true, false, false]);
+}
+
+#[test]
+fn under_a_validity_keeping_test_no_candidate_leaves_a_dangling_name() {
+    // The oracle models a compiler's check: every use of `a` or `f` needs its declaration.
+    let src = "int a;\nint f(void) { return a; }\nint more;\nint keep(void) { return f(); }\n";
+    let valid = |c: &str| (!c.contains("return a") || c.contains("int a;")) && (!c.contains("f()") || c.contains("int f(void)"));
+    let fr = Frontend::new(Language::C).unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    let mut oracle = |c: &str| {
+        seen.push(c.to_string());
+        c.contains("keep") && valid(c)
+    };
+    let out = reduce(&fr, src, &mut oracle, &Options::perses(1), Pipeline::built_in(&["unused", "perses"]).unwrap(), &mut crate::NoProgress).unwrap();
+    assert!(out.text.contains("keep") && !out.text.contains("more"), "{}", out.text);
+    // Perses' deletions of `a` or `f` took their users along (and failed for `keep`): no
+    // candidate made of whole elements (lines) of the original names what it lacks.
+    // (Replacements, such as a function by its body, are no deletions and may.)
+    let lines: Vec<&str> = src.lines().collect();
+    let deletion = |c: &str| c.lines().all(|l| lines.contains(&l));
+    let dangling = seen.iter().filter(|c| deletion(c) && !valid(c)).count();
+    assert_eq!(dangling, 0, "{seen:#?}");
+}

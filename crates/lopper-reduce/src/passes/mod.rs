@@ -188,6 +188,8 @@ pub enum Kind {
     Instances,
     /// Every function definition made a declaration at once (`definitions`).
     Definitions,
+    /// Every file of a project deleted at once (`files`).
+    Files,
     /// A built-in transformation in Regehr's contract: a new instance.
     Transformation(fn() -> Box<dyn Pass>),
     /// External transformation commands (clang_delta's), which the caller builds: they run

@@ -350,9 +350,27 @@ impl Engine<'_> {
         let base = r.state.clone();
         let g = self.g;
         let mut follow = hooks.filter(|_| may_empty && head.is_none() && children.len() > 1).map(|h| h.follow_up(g, &children, &base));
-        let deletion =
-            Deletion { items: children.clone(), head, empty, done: None, follow: follow.as_mut().map(|f| &mut **f as &mut dyn FollowUp), minimizer: None };
+        // With the unused search: deletions take their uses along, where names are
+        // resolved before the program runs.
+        let dependents = (follow.is_some() && children.len() >= crate::unused::DEPENDENTS_MIN_ITEMS && self.static_names())
+            .then(|| crate::unused::Dependents::new(&r.tree, &r.live, g, &children))
+            .flatten();
+        let deletion = Deletion {
+            items: children.clone(),
+            head,
+            empty,
+            done: None,
+            follow: follow.as_mut().map(|f| &mut **f as &mut dyn FollowUp),
+            minimizer: None,
+            dependents: dependents.as_ref(),
+        };
         self.ddmin_delete(r, deletion).map(drop)
+    }
+
+    /// Whether the language resolves names before the program runs (C, C++, Java, Rust,
+    /// Go), so that a deletion leaving a use of what it deleted fails at compile time.
+    fn static_names(&self) -> bool {
+        matches!(self.frontend.name(), "c" | "cpp" | "java" | "rust" | "go")
     }
 
     /// For a star `n` whose elements are all `sep x` pairs and whose left sibling is a live,

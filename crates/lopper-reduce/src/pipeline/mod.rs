@@ -98,6 +98,7 @@ enum Stage {
     Perses,
     Instances,
     Definitions,
+    Files,
     Passes(PassStage),
     Layout,
 }
@@ -112,6 +113,7 @@ fn stages(steps: Vec<Step>) -> Vec<Stage> {
             Step::Unused => {}
             Step::Instances => out.push(Stage::Instances),
             Step::Definitions => out.push(Stage::Definitions),
+            Step::Files => out.push(Stage::Files),
             Step::Layout => out.push(Stage::Layout),
             Step::Pass(p) => match out.last_mut() {
                 Some(Stage::Passes(s)) => s.passes.push(p),
@@ -209,6 +211,10 @@ impl Fixpoint {
                 }
                 Stage::Definitions => {
                     let Some(t) = e.definitions(tree)? else { return Ok(None) };
+                    tree = t;
+                }
+                Stage::Files => {
+                    let Some(t) = e.files(tree)? else { return Ok(None) };
                     tree = t;
                 }
                 Stage::Layout => layout(e)?,

@@ -5,11 +5,12 @@
 //! build the same way.
 
 use crate::passes::{aliases, bodies, external, identifiers, inline, layout, literals, params, subtrees, tokens, Group, Kind, Pass, PassInfo};
-use crate::{definitions, instances, perses, unused};
+use crate::{definitions, files, instances, perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 14] = [
+pub const REGISTRY: [&PassInfo; 15] = [
+    &files::INFO,
     &definitions::INFO,
     &instances::INFO,
     &unused::INFO,
@@ -49,6 +50,8 @@ pub enum Step {
     Instances,
     /// Every function definition made a declaration at once, then a coarse ddmin.
     Definitions,
+    /// Every file of a project deleted at once, then a coarse ddmin.
+    Files,
     /// A transformation in Regehr's contract (built in, an external command, or a pass
     /// from outside this crate); consecutive ones run as one round of the scheduler.
     Pass(Box<dyn Pass>),
@@ -63,6 +66,7 @@ impl std::fmt::Debug for Step {
             Step::Unused => write!(f, "Unused"),
             Step::Instances => write!(f, "Instances"),
             Step::Definitions => write!(f, "Definitions"),
+            Step::Files => write!(f, "Files"),
             Step::Pass(p) => write!(f, "Pass({})", p.name()),
             Step::Layout => write!(f, "Layout"),
         }
@@ -106,6 +110,7 @@ impl Pipeline {
                 Kind::Unused => group.push(Step::Unused),
                 Kind::Instances => group.push(Step::Instances),
                 Kind::Definitions => group.push(Step::Definitions),
+                Kind::Files => group.push(Step::Files),
                 Kind::Transformation(create) => group.push(Step::Pass(create())),
                 Kind::External => group.extend(external(info).into_iter().map(Step::Pass)),
                 Kind::Layout => group.push(Step::Layout),
