@@ -69,6 +69,12 @@ pub struct Reduction {
     pub cache_dir: Option<PathBuf>,
     /// How much to print.
     pub verbosity: Verbosity,
+    /// `--memory-limit` in MiB, if given (0: none).
+    pub memory_limit: Option<u64>,
+    /// `--assume-deterministic`: no replays.
+    pub assume_deterministic: bool,
+    /// `--allow-trivial`.
+    pub allow_trivial: bool,
     /// `--transform` commands.
     pub transforms: Vec<String>,
     /// `--transform-count` commands: the i-th counts the i-th transform's instances.
@@ -150,6 +156,17 @@ impl Reduction {
             Some(p) => (p.bundle(), Encoding::Utf8),
             None => read_program(&file)?,
         };
+        // A binary file (an object file copied under a source name) is no program: said
+        // plainly rather than reduced slowly as Latin-1 text.
+        if project.is_none() && a.lang.is_none() && a.grammar.is_none() && text.contains('\0') {
+            return Err(Fail(
+                exit::BAD_INPUT,
+                format!(
+                    "{} is not text (it holds NUL bytes); lopper reduces programs by their grammar. Pass --lang LANG to reduce it as that language anyway",
+                    file.display()
+                ),
+            ));
+        }
         frontend.check(&text).map_err(|e| Fail(exit::BAD_INPUT, format!("{}: {e}", file.display())))?;
         let script = match &test {
             TestCommand::Script(t) => Some(t.as_path()),
@@ -198,6 +215,7 @@ impl Reduction {
             algorithm: a.algorithm,
             search: SearchOptions { minimizer: a.minimizer, ..SearchOptions::perses(crate::runtime::window(jobs)) },
             threads: jobs,
+            replay_every: if a.assume_deterministic { 0 } else { crate::trust::REPLAY_EVERY },
         };
         let verbosity = match (a.quiet, a.verbose) {
             (true, _) => Verbosity::Quiet,
@@ -225,6 +243,9 @@ impl Reduction {
             work_dir: a.work_dir.clone(),
             cache_dir: crate::runtime::verdict_dir(a.no_cache, a.cache_dir.as_deref()),
             verbosity,
+            memory_limit: a.memory_limit,
+            assume_deterministic: a.assume_deterministic,
+            allow_trivial: a.allow_trivial,
             transforms,
             transform_counts: a.transform_count.clone(),
         })

@@ -12,6 +12,7 @@ mod output;
 mod project;
 mod report;
 mod runtime;
+mod trust;
 
 use config::{Reduction, Verbosity};
 use lopper_reduce::oracle::cache::TestIdentity;
@@ -32,6 +33,7 @@ mod exit {
     pub const FLAKY: u8 = 6;
     pub const TOO_SLOW: u8 = 7;
     pub const OUTPUT: u8 = 8;
+    pub const TRIVIAL: u8 = 9;
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -128,6 +130,20 @@ pub struct ReduceArgs {
     /// (with src/grammar.json and src/parser.c). Without --lang, FILE is in this language.
     #[arg(long, value_name = "PATH")]
     pub grammar: Option<PathBuf>,
+    /// The address space each test run may take, in MiB (`ulimit -v` around the test; a
+    /// run past it fails and counts as not interesting). Default: the machine's memory,
+    /// dropped (with a warning) when the original passes only without it, as sanitizer
+    /// builds that reserve huge address ranges do. 0: no limit.
+    #[arg(long, value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+    /// Skip the replays that catch a nondeterministic test (every 32nd accepted candidate
+    /// and the result tested once more).
+    #[arg(long)]
+    pub assume_deterministic: bool,
+    /// Accept a trivial result (an empty program, or a test that accepts the empty file)
+    /// instead of ending with exit code 9.
+    #[arg(long)]
+    pub allow_trivial: bool,
     /// Time limit of one test run, in seconds; the test's process group is killed then.
     /// Default: 10x the original's slowest sanity run, at least 10 s, at most 300 s.
     #[arg(long, value_name = "SECS")]
@@ -398,7 +414,22 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
 /// caller's).
 fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &Arc<AtomicBool>, events: &mut events::Events) -> Result<(), Fail> {
     let quiet = r.verbosity == Verbosity::Quiet;
-    let sane = check_original(oracle, &r.text, r.timeout.is_none()).map_err(|e| sanity_failure(r, e))?;
+    let line = report::sanity_line(sanity::SANITY_RUNS, oracle.timeout(), r.verbosity);
+    let limit = r.memory_limit.or_else(trust::machine_memory_mib).filter(|&m| m > 0);
+    oracle.set_memory_limit(limit);
+    let mut sane = check_original(oracle, &r.text, r.timeout.is_none());
+    if r.memory_limit.is_none() && limit.is_some() && matches!(sane, Err(sanity::SanityError::NotInteresting { .. })) {
+        // The default limit must not make an original uninteresting (ASan's shadow memory).
+        oracle.set_memory_limit(None);
+        sane = check_original(oracle, &r.text, r.timeout.is_none());
+        if sane.is_ok() && !quiet {
+            eprintln!("lopper: the original passes only without the default memory limit; running the tests without one");
+        }
+    }
+    if let Some(l) = line {
+        l.finish_and_clear();
+    }
+    let sane = sane.map_err(|e| sanity_failure(r, e))?;
     if !quiet {
         eprintln!(
             "lopper: the original is interesting ({} sanity runs, {:.2} s each at most); time limit per test {:.1} s",
@@ -437,6 +468,9 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         Err(ReduceError::Oracle(OracleError::Interrupted)) => return Err(Fail(exit::INTERRUPTED, INTERRUPTED_EARLY.into())),
         Err(e) => return Err(Fail(exit::ERROR, e.to_string())),
     };
+    if !outcome.interrupted {
+        trust::check_result(r, oracle, &outcome)?;
+    }
     if !r.output.in_place() {
         // -o always gets the result, also when nothing smaller was found.
         r.output.write(&outcome.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;

@@ -71,7 +71,7 @@ impl<'a> Reporter<'a> {
 
     fn show(&mut self, s: &Status, new_best: bool) {
         if let Some(b) = &self.bar {
-            b.set_message(self.line(s));
+            b.set_message(bar_line(s));
             return;
         }
         let due = self.last_line.is_none_or(|t| t.elapsed() >= LOG_EVERY);
@@ -92,6 +92,25 @@ impl<'a> Reporter<'a> {
             b.finish_and_clear();
         }
     }
+}
+
+/// The live line on a terminal: with the spinner and the elapsed time, at most 80 columns
+/// for counts below a million and pass names up to 12 characters.
+fn bar_line(s: &Status) -> String {
+    format!("{}/{} tokens {:.1}% | {} tests | round {} {}", s.tokens, s.tokens_before, percent(s.tokens, s.tokens_before), s.tests, s.round, s.pass)
+}
+
+/// A live line while the test runs on the original (the sanity runs), from the first
+/// second: `runs` at once within `limit`; `None` without a terminal or when quiet. The
+/// caller clears it.
+pub fn sanity_line(runs: usize, limit: Duration, verbosity: Verbosity) -> Option<indicatif::ProgressBar> {
+    (std::io::stderr().is_terminal() && verbosity != Verbosity::Quiet).then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("a valid template"));
+        b.set_message(format!("testing the original: {runs} runs, time limit {:.0} s each", limit.as_secs_f64()));
+        b.enable_steady_tick(Duration::from_millis(120));
+        b
+    })
 }
 
 impl Progress for Reporter<'_> {

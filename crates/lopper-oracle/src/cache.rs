@@ -140,6 +140,11 @@ impl<'a> PersistentCache<'a> {
 }
 
 impl Oracle for PersistentCache<'_> {
+    /// Past the store: a replay asks the inner oracle.
+    fn replay(&mut self, candidate: &str) -> Result<Verdict, OracleError> {
+        self.inner.replay(candidate)
+    }
+
     /// Each candidate the caller's screen admits is looked up first; only the unknown ones
     /// go to the inner oracle (with the successors), and after a remembered interesting
     /// one nothing more does.

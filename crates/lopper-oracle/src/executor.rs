@@ -86,6 +86,8 @@ pub struct LocalExecutor {
     pub(crate) encoding: Encoding,
     /// Words run before the test, empty to run it directly.
     pub(crate) launcher: Vec<String>,
+    /// The address space each run may take, in KiB (`ulimit -v`); `None`: no limit.
+    pub(crate) memory_limit_kib: Option<u64>,
     /// Whether the test reads the candidate on standard input too.
     pub(crate) stdin: bool,
     runs: u64,
@@ -115,6 +117,7 @@ impl LocalExecutor {
             interrupt,
             encoding: Encoding::Utf8,
             launcher: Vec::new(),
+            memory_limit_kib: None,
             stdin: false,
             runs: 0,
             running: Vec::new(),
@@ -211,6 +214,11 @@ impl Executor for LocalExecutor {
         let cwd = if path.is_dir() { path.clone() } else { dir.clone() };
         let out = |name: &str| -> std::io::Result<Stdio> { Ok(if capture { Stdio::from(fs::File::create(dir.join(name))?) } else { Stdio::null() }) };
         let mut argv: Vec<OsString> = self.launcher.iter().map(OsString::from).collect();
+        if let Some(kib) = self.memory_limit_kib {
+            // The shell's ulimit: a limit on the test and all it starts, without unsafe code
+            // between fork and exec.
+            argv.extend(["sh".into(), "-c".into(), format!("ulimit -v {kib} && exec \"$@\"").into(), "lopper-limit".into()]);
+        }
         match &self.test {
             TestCommand::Script(p) => argv.push(p.into()),
             TestCommand::Shell(line) => argv.extend(["sh", "-c", line, "lopper-test"].map(OsString::from)),

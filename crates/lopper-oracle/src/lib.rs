@@ -104,6 +104,15 @@ pub trait Oracle {
         Ok(self.judge(Batch::new(&[candidate]))?[0].verdict)
     }
 
+    /// Runs the test on `candidate` once more, past every cache (a replay: Shrink Ray's
+    /// check of a nondeterministic test); for an oracle without a cache, [`Oracle::test`].
+    ///
+    /// # Errors
+    /// As [`Oracle::judge`].
+    fn replay(&mut self, candidate: &str) -> Result<Verdict, OracleError> {
+        self.test(candidate)
+    }
+
     /// Judges `candidates` in order until one is interesting, with no screen and no
     /// successors ([`Oracle::judge`]).
     ///

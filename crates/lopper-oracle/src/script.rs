@@ -79,6 +79,13 @@ impl ScriptOracle {
         Ok(self)
     }
 
+    /// Limits each run's address space to `mib` MiB (`ulimit -v`, for the test and every
+    /// process it starts: a test that allocates without end fails instead of taking the
+    /// machine's memory); `None`: no limit.
+    pub fn set_memory_limit(&mut self, mib: Option<u64>) {
+        self.exec.memory_limit_kib = mib.map(|m| m.saturating_mul(1024));
+    }
+
     /// Puts the run directories under `dir` instead of the system temp dir (a filesystem
     /// that the nodes of a cluster share, for [`ScriptOracle::with_launcher`]).
     ///

@@ -31,13 +31,24 @@ pub struct Options {
     /// Threads that prepare slow passes (external count commands) side by side: `-j`, at
     /// most the machine's cores.
     pub threads: usize,
+    /// Every how many accepted candidates one is replayed (tested once more, past the
+    /// caches) to catch a nondeterministic test; 0: never (`--assume-deterministic`).
+    pub replay_every: usize,
 }
 
 impl Options {
     /// Perses in fixpoint mode with the grammar screen on, Perses 2.0's search settings
-    /// ([`SearchOptions::perses`]) and a window of `window` candidates, one thread.
+    /// ([`SearchOptions::perses`]) and a window of `window` candidates, one thread, no
+    /// replays.
     pub fn perses(window: usize) -> Options {
-        Options { fixpoint: true, grammar_check: GrammarCheck::Reject, algorithm: Algorithm::Perses, search: SearchOptions::perses(window), threads: 1 }
+        Options {
+            fixpoint: true,
+            grammar_check: GrammarCheck::Reject,
+            algorithm: Algorithm::Perses,
+            search: SearchOptions::perses(window),
+            threads: 1,
+            replay_every: 0,
+        }
     }
 }
 

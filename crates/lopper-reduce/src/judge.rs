@@ -36,7 +36,22 @@ pub(crate) struct Judge<'a> {
     started: Instant,
     /// lopper's own CPU time when the reduction started.
     cpu_started: std::time::Duration,
+    /// The replays of accepted candidates (see [`Judge::replay_agrees`]).
+    replay: Replay,
 }
+
+/// The check of a nondeterministic test (after Shrink Ray's): every `every`-th accepted
+/// candidate is replayed once; after a replay that disagrees, every accepted candidate is
+/// confirmed by [`CONFIRM_RUNS`] more runs.
+#[derive(Debug, Default)]
+struct Replay {
+    every: usize,
+    since: usize,
+    confirm: bool,
+}
+
+/// Runs that confirm an accepted candidate once the test was seen to be flaky.
+pub(crate) const CONFIRM_RUNS: usize = 2;
 
 impl<'a> Judge<'a> {
     /// A judge whose best is `input`, judging with `oracle` and the grammar of `frontend`.
@@ -69,6 +84,7 @@ impl<'a> Judge<'a> {
             pass_since: started,
             started,
             cpu_started: own_cpu_time(),
+            replay: Replay::default(),
         })
     }
 
@@ -182,6 +198,7 @@ impl<'a> Judge<'a> {
         if let Some(p) = passes.first() {
             self.set_pass(p);
         }
+        let names = passes;
         let passes: Vec<usize> = passes.iter().map(|p| self.pass_index(p)).collect();
         let Asked { screens, locals, verdicts } = self.ask(texts, memo, successors)?;
         let winner = verdicts.last().filter(|v| v.verdict == Verdict::Interesting).map(|v| v.index);
@@ -192,6 +209,20 @@ impl<'a> Judge<'a> {
         match winner {
             Some(w) => {
                 let Some((h, Screen::Test(errors))) = screens[w] else { unreachable!("only tested candidates win") };
+                if !self.replay_agrees(texts.get(w), passes.get(w).copied())? {
+                    // Not interesting after all: the rest of the batch, as if it had failed.
+                    self.rejected.insert(h);
+                    let rest = w + 1;
+                    if rest >= texts.len() {
+                        return Ok(None);
+                    }
+                    let make = |i: usize| texts.get(rest + i).to_string();
+                    let more = Texts::new(texts.len() - rest, &make);
+                    let more_tokens = |i: usize| tokens(rest + i);
+                    let more_names = names.get(rest..).unwrap_or(&[]);
+                    let batch = Batch { texts: &more, passes: more_names, memo, tokens: &more_tokens, successors: None };
+                    return Ok(self.judge(batch)?.map(|i| i + rest));
+                }
                 self.accept(texts.get(w), h, errors, passes.get(w).copied(), tokens(w))?;
             }
             None if !verdicts.is_empty() => self.progress.tested(&self.stats),
@@ -309,6 +340,50 @@ impl<'a> Judge<'a> {
 
     /// Makes `text` (hash `h`, with `errors` syntax errors and `tokens` tokens) the best,
     /// counted for `pass` (the running one where `None`), and hands it to the [`Progress`].
+    /// Sets how often accepted candidates are replayed ([`crate::Options::replay_every`]).
+    pub(crate) fn set_replay_every(&mut self, every: usize) {
+        self.replay.every = every;
+    }
+
+    /// Whether the accepted candidate `text` still passes where it is replayed: every
+    /// `every`-th one once, and each one [`CONFIRM_RUNS`] times once a replay disagreed (a
+    /// warning says so). Replays count as tests of pass `pass` (the running one if `None`).
+    ///
+    /// # Errors
+    /// The oracle's.
+    fn replay_agrees(&mut self, text: &str, pass: Option<usize>) -> Result<bool, OracleError> {
+        if self.replay.every == 0 {
+            return Ok(true);
+        }
+        let runs = if self.replay.confirm {
+            CONFIRM_RUNS
+        } else {
+            self.replay.since += 1;
+            if self.replay.since < self.replay.every {
+                return Ok(true);
+            }
+            self.replay.since = 0;
+            1
+        };
+        let pass = pass.unwrap_or(self.pass);
+        for _ in 0..runs {
+            self.stats.tests += 1;
+            self.stats.replays += 1;
+            self.stats.pass_stats[pass].tests += 1;
+            if self.oracle.replay(text)? != Verdict::Interesting {
+                self.stats.replay_disagreements += 1;
+                if !self.replay.confirm {
+                    self.replay.confirm = true;
+                    self.warn(format!(
+                        "the test is flaky: a candidate it accepted failed when run again; from then on each accepted candidate was confirmed by {CONFIRM_RUNS} more runs"
+                    ));
+                }
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     fn accept(&mut self, text: &str, h: [u8; 32], errors: usize, pass: Option<usize>, tokens: usize) -> Result<(), OracleError> {
         self.best = text.to_string();
         self.best_errors = errors;

@@ -29,6 +29,11 @@ pub struct Stats {
     pub invalid: usize,
     /// Tests that hit the time limit.
     pub timeouts: usize,
+    /// Replays of accepted candidates (counted in `tests` too): the periodic check of a
+    /// nondeterministic test, and the confirmations once one disagreed.
+    pub replays: usize,
+    /// Replays that disagreed (said no to an accepted candidate): the test is flaky.
+    pub replay_disagreements: usize,
     /// Candidates accepted (each a new best).
     pub accepted: usize,
     /// Rounds run (fixpoint iterations).

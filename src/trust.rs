@@ -1,0 +1,85 @@
+//! What makes a result trustworthy once the reduction ends (after Shrink Ray's checks): the
+//! result replayed, so that a nondeterministic test cannot hand back a program that does
+//! not reproduce, and a trivial result (an empty program, or a test that accepts the empty
+//! file) reported as the mistake in the test it almost always is. Either failure puts the
+//! original back where the results went, so the user's input is as it was.
+
+use crate::config::Reduction;
+use crate::{exit, Fail};
+use lopper_reduce::oracle::{Oracle, ScriptOracle};
+use lopper_reduce::{Outcome, Verdict};
+
+/// Every how many accepted candidates one is replayed during a reduction (one test each:
+/// about 1% more tests on the corpus, where a reduction accepts 50-200 candidates).
+pub const REPLAY_EVERY: usize = 32;
+
+/// Replays of the original when the result is trivial.
+const ORIGINAL_REPLAYS: usize = 3;
+
+/// A result this short (bytes, without surrounding whitespace) is checked against the
+/// empty file: a test that accepts that accepts anything.
+const SHORT: usize = 16;
+
+/// Replays the result once (unless `--assume-deterministic`) and flags a trivial result
+/// (unless `--allow-trivial`). On either failure the original is written back.
+///
+/// # Errors
+/// [`exit::FLAKY`] when the result fails its replay, or when it is trivial after a replay
+/// disagreed during the run; [`exit::TRIVIAL`] for a trivial result; the oracle's errors.
+pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) -> Result<(), Fail> {
+    let oracle_err = |e: lopper_reduce::OracleError| Fail(exit::ERROR, e.to_string());
+    let flaky_seen = outcome.stats.replay_disagreements > 0;
+    if !r.assume_deterministic && outcome.text != r.text && oracle.replay(&outcome.text).map_err(oracle_err)? != Verdict::Interesting {
+        restore(r)?;
+        return Err(Fail(
+            exit::FLAKY,
+            format!(
+                "the test is flaky: the result did not pass when run again ({} of {} replays during the run disagreed); the original is back in place.\n  reproduce: {}",
+                outcome.stats.replay_disagreements,
+                outcome.stats.replays,
+                r.reproduce_command()
+            ),
+        ));
+    }
+    if r.allow_trivial {
+        return Ok(());
+    }
+    let body = outcome.text.trim();
+    let trivial = body.is_empty() || (body.len() <= SHORT && oracle.replay("").map_err(oracle_err)? == Verdict::Interesting);
+    if !trivial {
+        return Ok(());
+    }
+    // A test that says yes at random also ends in a trivial result: the original, run a
+    // few times more, tells the two apart.
+    let mut flaky_seen = flaky_seen;
+    if !flaky_seen && !r.assume_deterministic {
+        for _ in 0..ORIGINAL_REPLAYS {
+            if oracle.replay(&r.text).map_err(oracle_err)? != Verdict::Interesting {
+                flaky_seen = true;
+                break;
+            }
+        }
+    }
+    restore(r)?;
+    if flaky_seen {
+        return Err(Fail(exit::FLAKY, format!("the test is flaky (it said no to {} accepted candidates when run again) and the result is trivial; the original is back in place.\n  reproduce: {}", outcome.stats.replay_disagreements, r.reproduce_command())));
+    }
+    let what = if body.is_empty() { "the result is empty".to_string() } else { format!("the test accepts the empty file (the result was {body:?})") };
+    Err(Fail(
+        exit::TRIVIAL,
+        format!("{what}: the test accepts too much, so this result says nothing about the bug; the original is back in place. Make the test check for the bug itself (the crash's message, a stack frame), or pass --allow-trivial if this is expected.\n  reproduce: {}", r.reproduce_command()),
+    ))
+}
+
+/// Writes the original back where the results went.
+fn restore(r: &mut Reduction) -> Result<(), Fail> {
+    r.output.write(&r.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))
+}
+
+/// The machine's memory in MiB (`MemTotal` of `/proc/meminfo`), the default limit of each
+/// test's address space; `None` where it cannot be read.
+pub fn machine_memory_mib() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib / 1024)
+}

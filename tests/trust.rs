@@ -1,0 +1,61 @@
+//! End to end: results a user can trust — a flaky test caught (the input left as it was), a
+//! trivial result reported, a runaway test stopped by the memory limit, a binary file
+//! refused.
+
+mod common;
+use common::*;
+use std::fs;
+
+const PROGRAM: &str = "int main(void) {\n  int keep = 1;\n  int a = 2;\n  int b = 3;\n  return keep + a + b;\n}\n";
+
+#[test]
+fn a_test_that_says_yes_at_random_ends_flaky_with_the_input_untouched() {
+    // A seeded coin per run (a counter in the case's folder; -j 1 keeps the order), so
+    // every outcome of this test is reproducible.
+    for seed in 0..8 {
+        let case = Case::new(
+            "p.c",
+            PROGRAM,
+            &format!("c=\"$(dirname \"$0\")/counter\"; n=$(cat \"$c\" 2>/dev/null || echo {seed}); echo $((n + 1)) > \"$c\"\n[ $(( (n * 1103515245 + 12345) / 65536 % 2 )) -eq 0 ]"),
+        );
+        let out = case.lopper(&["-q", "-j", "1", "--no-cache"]);
+        assert_exit(&out, 6);
+        assert_eq!(fs::read_to_string(&case.program).unwrap(), PROGRAM, "seed {seed}: the input is as it was");
+    }
+}
+
+#[test]
+fn a_test_that_accepts_anything_is_reported_as_trivial() {
+    let case = Case::new("p.c", PROGRAM, "exit 0");
+    let out = case.lopper(&["--no-cache"]);
+    assert_exit(&out, 9);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the result is empty") && err.contains("--allow-trivial"), "{err}");
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), PROGRAM);
+    // Unless the user says it is expected.
+    let out = case.lopper(&["-q", "--no-cache", "--allow-trivial"]);
+    assert_exit(&out, 0);
+    assert_eq!(fs::read_to_string(&case.program).unwrap().trim(), "");
+}
+
+#[test]
+fn a_test_that_allocates_without_end_is_stopped_by_the_memory_limit() {
+    require_tool("python3");
+    // Interesting while `keep` is there; without `guard` the test tries to take 10 GiB,
+    // which the limit makes fail, so `guard` must stay.
+    let src = "int main(void) { int keep = 1; int guard = 2; int other = 3; return keep + guard + other; }\n";
+    let case = Case::new("p.c", src, "grep -q keep \"$1\" || exit 1\ngrep -q guard \"$1\" && exit 0\npython3 -c 'b = bytearray(10 << 30)' 2>/dev/null");
+    let out = case.lopper(&["-q", "--no-cache", "--memory-limit", "1024"]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(reduced.contains("keep") && reduced.contains("guard") && !reduced.contains("other"), "{reduced}");
+}
+
+#[test]
+fn a_binary_file_is_refused_with_a_message_naming_lang() {
+    let case = Case::new("true.c", "\x7fELF\0\0\0binary", "exit 0");
+    let out = case.lopper(&["--no-cache"]);
+    assert_exit(&out, 3);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not text") && err.contains("--lang"), "{err}");
+}
