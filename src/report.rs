@@ -142,6 +142,11 @@ fn percent(part: usize, whole: usize) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
 
+/// The number of files of a project bundle; `None` for a single file.
+fn project_files(text: &str) -> Option<usize> {
+    lopper_bundle::is_bundle(text).then(|| lopper_bundle::split(text).len())
+}
+
 /// The closing summary, on stderr.
 pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     let s = &outcome.stats;
@@ -157,22 +162,20 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
         100.0 * s.own_cpu_seconds / s.total_seconds.max(1e-9)
     );
     eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
+    let replays = if s.replays > 0 { format!(" ({} of them replays, {} disagreed)", s.replays, s.replay_disagreements) } else { String::new() };
     eprintln!(
-        "  tests     {} run ({:.3} s the first), {} cache hits, {} presumed not interesting (a change that failed in an earlier round), {} remembered from earlier runs, {} timed out, {} accepted, {} rounds, {} speculative runs cancelled ({} of them for a successor) and {} finished past the answer, {} successors started on a probable success and {} of them used",
-        s.tests,
-        s.first_test_seconds,
-        s.cache_hits,
-        s.presumed,
-        s.remembered,
-        s.timeouts,
-        s.accepted,
-        s.rounds,
-        wasted.cancelled,
-        wasted.preempted,
-        wasted.finished,
-        wasted.successors,
-        wasted.successors_used
+        "  tests     {} run{replays}, {} accepted, {} cache hits, {} skipped as a change that failed before, {} remembered from earlier runs, {} timed out; {} rounds",
+        s.tests, s.accepted, s.cache_hits, s.presumed, s.remembered, s.timeouts, s.rounds
     );
+    if let Some(files) = project_files(&r.text).zip(project_files(&outcome.text)) {
+        eprintln!("  files     {} -> {}", files.0, files.1);
+    }
+    if r.verbosity == Verbosity::Verbose {
+        eprintln!(
+            "  parallel  {:.3} s the first test; {} runs started ahead of the answer were cancelled ({} of them for a successor) and {} finished past it; {} successors started on a probable success, {} of them used",
+            s.first_test_seconds, wasted.cancelled, wasted.preempted, wasted.finished, wasted.successors, wasted.successors_used
+        );
+    }
     // Passes that tested nothing are only counted, so that the line stays readable.
     let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
     let mut each: Vec<String> = ran

@@ -1,6 +1,6 @@
 //! Identifier canonicalization (T-Rec's lexical canonicalization; Vulcan's identifier
-//! replacement): instance `k` renames the `k`-th distinct identifier, in order of first
-//! occurrence, everywhere it occurs, to the shortest name not yet used (`a`, `b`, …, `z`,
+//! replacement): instance 0 renames every distinct identifier at once; then instance `k`
+//! renames the `k`-th distinct identifier, in order of first occurrence, everywhere it occurs, to the shortest name not yet used (`a`, `b`, …, `z`,
 //! `aa`, …), when that name is smaller in shortlex order. Identifiers are the tokens of the
 //! grammar's identifier symbol (tree-sitter's `word`, a grammar file's
 //! `//! lopper: identifier = rule`) and its aliases; names the grammar uses as literal
@@ -43,7 +43,7 @@ fn shortlex_less(a: &str, b: &str) -> bool {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "identifiers",
-    about: "identifier canonicalization: rename one identifier everywhere to the shortest unused name (T-Rec, TOSEM'24; Vulcan identifier replacement)",
+    about: "identifier canonicalization: every identifier renamed at once to the shortest unused names, then one identifier at a time (T-Rec, TOSEM'24; Vulcan identifier replacement)",
     group: Group::Main,
     grows: false,
     kind: Kind::Transformation(create),
@@ -96,11 +96,24 @@ impl Pass for Identifiers {
         }
     }
 
+    /// Instance 0 renames every identifier at once where there are two or more (one test
+    /// where every rename passes, as on most programs once the test no longer needs a
+    /// name); then one name per instance.
     fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
-        let Some((ids, name)) = self.renames.get(k) else { return Instance::Exhausted };
+        let all = self.renames.len() >= 2;
+        let renames = match (all, k) {
+            (true, 0) => &self.renames[..],
+            (true, k) => self.renames.get(k - 1..k).unwrap_or(&[]),
+            (false, k) => self.renames.get(k..=k).unwrap_or(&[]),
+        };
+        if renames.is_empty() {
+            return Instance::Exhausted;
+        }
         let mut e = EditSet::default();
-        for id in ids {
-            e.insert(*id, Edit::Text(name.clone()));
+        for (ids, name) in renames {
+            for id in ids {
+                e.insert(*id, Edit::Text(name.clone()));
+            }
         }
         Instance::Variant(e)
     }

@@ -19,7 +19,7 @@ const QUOTES: [&str; 3] = ["\"", "'", "`"];
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "literals",
-    about: "literal canonicalization: numbers to 0 or 1, strings to empty (T-Rec, TOSEM'24)",
+    about: "literal canonicalization: every literal at once, then one at a time: numbers to 0 or 1, strings to empty (T-Rec, TOSEM'24)",
     group: Group::Main,
     grows: false,
     kind: Kind::Transformation(create),
@@ -86,7 +86,24 @@ impl Pass for Literals {
         }
     }
 
+    /// Instance 0 rewrites every literal at once where there are two or more; then one
+    /// literal per instance.
     fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
-        self.instances.get(k).map_or(Instance::Exhausted, |e| Instance::Variant(e.clone()))
+        if self.instances.len() < 2 {
+            return self.instances.get(k).map_or(Instance::Exhausted, |e| Instance::Variant(e.clone()));
+        }
+        if k == 0 {
+            let mut all = EditSet::default();
+            for e in &self.instances {
+                // A number's first rewrite (to 0) wins over its second (to 1).
+                for id in e.ids() {
+                    if let (Some(edit), false) = (e.get(id), all.contains(id)) {
+                        all.insert(id, edit.clone());
+                    }
+                }
+            }
+            return Instance::Variant(all);
+        }
+        self.instances.get(k - 1).map_or(Instance::Exhausted, |e| Instance::Variant(e.clone()))
     }
 }
