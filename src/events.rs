@@ -127,14 +127,15 @@ pub struct Events {
 }
 
 impl Events {
-    /// The stream to `path` (created or truncated; `-` is stderr), or none.
+    /// The stream to `path` (created or truncated; `-` is standard output, which carries
+    /// nothing else, so the stream never mixes with the log on stderr), or none.
     ///
     /// # Errors
     /// Creating the file.
     pub fn open(path: Option<&Path>) -> std::io::Result<Events> {
         let out: Option<Box<dyn Write + Send>> = match path {
             None => None,
-            Some(p) if p.as_os_str() == "-" => Some(Box::new(std::io::stderr())),
+            Some(p) if p.as_os_str() == "-" => Some(Box::new(std::io::stdout())),
             Some(p) => Some(Box::new(std::io::LineWriter::new(std::fs::File::create(p)?))),
         };
         Ok(Events { out, failed: None })

@@ -75,7 +75,7 @@ pub struct ReduceArgs {
     /// and `layout` (the result laid out readably). Each runs in its group: `first` ones
     /// once before the rest, `main` ones every round of the global fixpoint in the order
     /// given, `last` ones once at the end. Default: all of them, in the registry's order.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', hide_default_value = true, default_values_t = lopper_reduce::pipeline::REGISTRY.map(|p| p.name.to_string()))]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', hide_default_value = true, hide_possible_values = true, value_parser = Offered { parse: |s| Ok(s.to_string()), names: || lopper_reduce::pipeline::REGISTRY.iter().map(|p| p.name).collect() }, default_values_t = lopper_reduce::pipeline::REGISTRY.map(|p| p.name.to_string()))]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may
@@ -124,7 +124,7 @@ pub struct ReduceArgs {
     pub output: Option<PathBuf>,
     /// The language (default: from FILE's extension: .c .h .i, .java, .js .mjs .cjs, and
     /// those the grammars declare; `lopper languages` lists them).
-    #[arg(long, value_name = "LANG")]
+    #[arg(long, value_name = "LANG", hide_possible_values = true, value_parser = Offered { parse: |s| Ok(s.to_string()), names: language_names })]
     pub lang: Option<String>,
     /// A grammar to use: a pest grammar file (NAME.pest) or a tree-sitter grammar folder
     /// (with src/grammar.json and src/parser.c). Without --lang, FILE is in this language.
@@ -154,11 +154,11 @@ pub struct ReduceArgs {
     pub jobs: Option<usize>,
     /// The reduction algorithm: perses, or a baseline (ddmin-lines, ddmin-tokens, hdd,
     /// hdd-fixpoint); see --list-algorithms.
-    #[arg(long, default_value = "perses", value_parser = parse_algorithm)]
+    #[arg(long, default_value = "perses", hide_possible_values = true, value_parser = Offered { parse: parse_algorithm, names: || lopper_reduce::Algorithm::ALL.iter().map(|(_, n, _)| *n).collect() })]
     pub algorithm: lopper_reduce::Algorithm,
     /// The list minimizer of Perses' list deletion and of the ddmin baselines: ddmin
     /// (Zeller & Hildebrandt 2002) or probdd (Wang et al. 2021); see --list-algorithms.
-    #[arg(long, default_value = "ddmin", value_parser = parse_minimizer)]
+    #[arg(long, default_value = "ddmin", hide_possible_values = true, value_parser = Offered { parse: parse_minimizer, names: || lopper_reduce::minimize::ALL.iter().map(|(n, _)| *n).collect() })]
     pub minimizer: &'static dyn lopper_reduce::minimize::ListMinimizer,
     /// Stop after one round instead of repeating until a round removes nothing.
     #[arg(long)]
@@ -188,6 +188,33 @@ pub struct ReduceArgs {
     /// candidate) and, without a terminal, a log line for every new best program.
     #[arg(short, long)]
     pub verbose: bool,
+}
+
+/// A value parser that parses with `parse` and offers `names` to shell completions (and
+/// nothing to the help, which says them in words): `--lang`, whose grammars directories
+/// may add languages, takes any name; the others check theirs.
+#[derive(Clone)]
+struct Offered<T: Clone + Send + Sync + 'static> {
+    parse: fn(&str) -> Result<T, String>,
+    names: fn() -> Vec<&'static str>,
+}
+
+impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Offered<T> {
+    type Value = T;
+
+    fn parse_ref(&self, cmd: &clap::Command, arg: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<T, clap::Error> {
+        let text = clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)?;
+        (self.parse)(&text).map_err(|m| clap::Error::raw(clap::error::ErrorKind::ValueValidation, format!("{m}\n")).with_cmd(cmd))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new((self.names)().into_iter().map(clap::builder::PossibleValue::new)))
+    }
+}
+
+/// The language names completions offer: the built-in ones and the shipped grammar files.
+fn language_names() -> Vec<&'static str> {
+    lopper_parse::Language::ALL.iter().map(|l| l.name()).chain(["js", "json", "smtlib", "lua"]).collect()
 }
 
 /// Parses a `--minimizer` name.

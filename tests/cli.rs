@@ -603,3 +603,19 @@ fn docs_cli_md_lists_exactly_the_options_of_help() {
     let missing: Vec<&String> = offered.iter().filter(|o| !documented.contains(*o)).collect();
     assert!(missing.is_empty(), "--help offers {missing:?}, which docs/cli.md's option table lacks");
 }
+
+#[test]
+fn completions_offer_the_values_of_lang_passes_algorithm_and_minimizer() {
+    let bash = Command::new(env!("CARGO_BIN_EXE_lopper")).args(["completions", "bash"]).output().unwrap();
+    let bash = String::from_utf8_lossy(&bash.stdout).into_owned();
+    let offered = |option: &str| -> String {
+        let at = bash.find(&format!("{option})")).unwrap_or_else(|| panic!("{option} has no case"));
+        bash[at..].lines().nth(1).unwrap_or("").to_string()
+    };
+    for lang in ["c", "cpp", "java", "javascript", "rust", "python", "go", "json"] {
+        assert!(offered("--lang").split(['"', ' ']).any(|w| w == lang), "--lang: {}", offered("--lang"));
+    }
+    assert!(offered("--passes").contains("definitions") && offered("--passes").contains("perses"), "{}", offered("--passes"));
+    assert!(offered("--algorithm").contains("hdd-fixpoint"), "{}", offered("--algorithm"));
+    assert!(offered("--minimizer").contains("probdd"), "{}", offered("--minimizer"));
+}

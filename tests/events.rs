@@ -55,15 +55,17 @@ fn the_event_stream_follows_the_run_and_ends_with_the_stats() {
 }
 
 #[test]
-fn events_to_stderr_and_a_failed_run_ends_with_an_error_event() {
+fn events_to_stdout_apart_from_the_log_and_a_failed_run_ends_with_an_error_event() {
     require_tool("gcc");
     // Not interesting: the test never passes; the stream says why, with the exit code.
     let case = Case::new("p.c", PROGRAM, "exit 1\n");
     let out = case.lopper(&["-q", "--events", "-"]);
     assert_exit(&out, 5);
-    // The sanity runs fail: the stream holds one event, the error, with the exit code.
-    let err = String::from_utf8_lossy(&out.stderr);
-    let events: Vec<Value> = err.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
+    // The sanity runs fail: the stream holds one event, the error, with the exit code; it
+    // is all of stdout, and the log (stderr) holds no JSON.
+    let err = String::from_utf8_lossy(&out.stdout);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains('{'), "{}", String::from_utf8_lossy(&out.stderr));
+    let events: Vec<Value> = err.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(events.len(), 1, "{err}");
     assert_eq!(events[0]["event"], "error");
     assert_eq!(events[0]["code"], 5);
