@@ -136,8 +136,8 @@ pub struct ReduceArgs {
     /// builds that reserve huge address ranges do. 0: no limit.
     #[arg(long, value_name = "MIB")]
     pub memory_limit: Option<u64>,
-    /// Skip the replays that catch a nondeterministic test (every 32nd accepted candidate
-    /// and the result tested once more).
+    /// Skip the replays that catch a nondeterministic test (the 1st, the 8th and every 32nd
+    /// accepted candidate tested once more, the result twice more).
     #[arg(long)]
     pub assume_deterministic: bool,
     /// Accept a trivial result (an empty program, or a test that accepts the empty file)

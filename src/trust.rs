@@ -9,18 +9,21 @@ use crate::{exit, Fail};
 use lopper_reduce::oracle::{Oracle, ScriptOracle};
 use lopper_reduce::{Outcome, Verdict};
 
-/// Every how many accepted candidates one is replayed during a reduction (one test each:
-/// about 1% more tests on the corpus, where a reduction accepts 50-200 candidates).
+/// Every how many accepted candidates one is replayed during a reduction (one test each,
+/// besides the first and the eighth accepted: see `Judge`).
 pub const REPLAY_EVERY: usize = 32;
 
+/// Replays of the result at the end.
+const RESULT_REPLAYS: usize = 2;
+
 /// Replays of the original when the result is trivial.
-const ORIGINAL_REPLAYS: usize = 3;
+const ORIGINAL_REPLAYS: usize = 5;
 
 /// A result this short (bytes, without surrounding whitespace) is checked against the
 /// empty file: a test that accepts that accepts anything.
 const SHORT: usize = 16;
 
-/// Replays the result once (unless `--assume-deterministic`) and flags a trivial result
+/// Replays the result twice (unless `--assume-deterministic`) and flags a trivial result
 /// (unless `--allow-trivial`). On either failure the original is written back.
 ///
 /// # Errors
@@ -29,7 +32,16 @@ const SHORT: usize = 16;
 pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) -> Result<(), Fail> {
     let oracle_err = |e: lopper_reduce::OracleError| Fail(exit::ERROR, e.to_string());
     let flaky_seen = outcome.stats.replay_disagreements > 0;
-    if !r.assume_deterministic && outcome.text != r.text && oracle.replay(&outcome.text).map_err(oracle_err)? != Verdict::Interesting {
+    let mut replayed_ok = true;
+    if !r.assume_deterministic && outcome.text != r.text {
+        for _ in 0..RESULT_REPLAYS {
+            if oracle.replay(&outcome.text).map_err(oracle_err)? != Verdict::Interesting {
+                replayed_ok = false;
+                break;
+            }
+        }
+    }
+    if !replayed_ok {
         restore(r)?;
         return Err(Fail(
             exit::FLAKY,

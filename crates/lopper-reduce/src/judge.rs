@@ -40,13 +40,14 @@ pub(crate) struct Judge<'a> {
     replay: Replay,
 }
 
-/// The check of a nondeterministic test (after Shrink Ray's): every `every`-th accepted
-/// candidate is replayed once; after a replay that disagrees, every accepted candidate is
+/// The check of a nondeterministic test (after Shrink Ray's): the first, the eighth and
+/// every `every`-th accepted candidate are replayed once; after a replay that disagrees, every accepted candidate is
 /// confirmed by [`CONFIRM_RUNS`] more runs.
 #[derive(Debug, Default)]
 struct Replay {
     every: usize,
     since: usize,
+    accepted: usize,
     confirm: bool,
 }
 
@@ -358,8 +359,12 @@ impl<'a> Judge<'a> {
         let runs = if self.replay.confirm {
             CONFIRM_RUNS
         } else {
+            // The first and the eighth accepted candidates (a test that says yes at random
+            // shows itself early, on small programs too), then every `every`-th.
             self.replay.since += 1;
-            if self.replay.since < self.replay.every {
+            self.replay.accepted += 1;
+            let early = matches!(self.replay.accepted, 1 | 8);
+            if self.replay.since < self.replay.every && !early {
                 return Ok(true);
             }
             self.replay.since = 0;
