@@ -216,6 +216,7 @@ impl Reduction {
             search: SearchOptions { minimizer: a.minimizer, ..SearchOptions::perses(crate::runtime::window(jobs)) },
             threads: jobs,
             replay_every: if a.assume_deterministic { 0 } else { crate::trust::REPLAY_EVERY },
+            confirm: false,
         };
         let verbosity = match (a.quiet, a.verbose) {
             (true, _) => Verbosity::Quiet,

@@ -171,6 +171,11 @@ pub fn generate_cmd(a: GenerateArgs) -> Result<(), Fail> {
     })?;
     let sane = check_original(&mut oracle, &output, given_timeout.is_none())
         .map_err(|e| sanity_failure_message(e, &format!("the generator's output ({name})"), ""))?;
+    // Generator mode judges by output bytes and choices, with no confirmation runs: a
+    // flaky test is refused here.
+    if let Some((yes, no)) = sane.flaky {
+        return Err(Fail(exit::FLAKY, format!("the test is flaky: on the generator's output ({name}), unchanged, it said yes {yes} times and no {no} times; generator mode needs a deterministic test")));
+    }
     if given_timeout.is_none() {
         // Its own pace, not the test's: a replay fed small values can loop (rejection
         // sampling), and each such run should cost seconds, not the test's limit.

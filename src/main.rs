@@ -457,6 +457,21 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         l.finish_and_clear();
     }
     let sane = sane.map_err(|e| sanity_failure(r, e))?;
+    if let Some((yes, no)) = sane.flaky {
+        if r.assume_deterministic {
+            let output = String::new();
+            return Err(sanity_failure(r, SanityError::Flaky { yes, no, output }));
+        }
+        // Shrink Ray's answer to a nondeterministic test: go on, confirming each accepted
+        // candidate by more runs; the end checks decide whether the result stands.
+        r.options.confirm = true;
+        if !quiet {
+            eprintln!(
+                "lopper: warning: the test is flaky: on the original, unchanged, it said yes {yes} times and no {no} times; each accepted candidate is confirmed by {} more runs",
+                lopper_reduce::CONFIRM_RUNS
+            );
+        }
+    }
     if !quiet {
         eprintln!(
             "lopper: the original is interesting ({} sanity runs, {:.2} s each at most); time limit per test {:.1} s",
@@ -496,7 +511,7 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         Err(e) => return Err(Fail(exit::ERROR, e.to_string())),
     };
     if !outcome.interrupted {
-        trust::check_result(r, oracle, &outcome)?;
+        trust::check_result(r, oracle, &outcome, sane.flaky.is_some())?;
     }
     if !r.output.in_place() {
         // -o always gets the result, also when nothing smaller was found.

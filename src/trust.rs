@@ -31,11 +31,18 @@ const SHORT: usize = 16;
 /// (unless `--allow-trivial`). On either failure the original is written back.
 ///
 /// # Errors
-/// [`exit::FLAKY`] when the result fails its replay, or when it is trivial after a replay
-/// disagreed during the run; [`exit::TRIVIAL`] for a trivial result; the oracle's errors.
-pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) -> Result<(), Fail> {
+/// [`exit::FLAKY`] when the result fails its replay, when a flaky test (`flaky_at_start`:
+/// on the original's sanity runs; or a replay that disagreed) left nothing smaller, or left
+/// a tiny result or one a test that says yes whatever the input explains; [`exit::TRIVIAL`] for a trivial result; the oracle's errors.
+pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome, flaky_at_start: bool) -> Result<(), Fail> {
     let oracle_err = |e: lopper_reduce::OracleError| Fail(exit::ERROR, e.to_string());
-    let flaky_seen = outcome.stats.replay_disagreements > 0;
+    let flaky_seen = flaky_at_start || outcome.stats.replay_disagreements > 0;
+    if flaky_seen && outcome.text == r.text {
+        return Err(Fail(
+            exit::FLAKY,
+            format!("the test is flaky, and no smaller program passed its confirming runs; the original is as it was.\n  reproduce: {}", r.reproduce_command()),
+        ));
+    }
     let mut replayed_ok = true;
     if !r.assume_deterministic && outcome.text != r.text {
         for _ in 0..RESULT_REPLAYS {

@@ -34,6 +34,9 @@ pub struct Options {
     /// Every how many accepted candidates one is replayed (tested once more, past the
     /// caches) to catch a nondeterministic test; 0: never (`--assume-deterministic`).
     pub replay_every: usize,
+    /// Confirm each accepted candidate by more runs from the start (the test was flaky on
+    /// the original).
+    pub confirm: bool,
 }
 
 impl Options {
@@ -48,6 +51,7 @@ impl Options {
             search: SearchOptions::perses(window),
             threads: 1,
             replay_every: 0,
+            confirm: false,
         }
     }
 }

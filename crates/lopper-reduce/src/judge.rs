@@ -52,7 +52,7 @@ struct Replay {
 }
 
 /// Runs that confirm an accepted candidate once the test was seen to be flaky.
-pub(crate) const CONFIRM_RUNS: usize = 2;
+pub const CONFIRM_RUNS: usize = 2;
 
 impl<'a> Judge<'a> {
     /// A judge whose best is `input`, judging with `oracle` and the grammar of `frontend`.
@@ -341,9 +341,11 @@ impl<'a> Judge<'a> {
 
     /// Makes `text` (hash `h`, with `errors` syntax errors and `tokens` tokens) the best,
     /// counted for `pass` (the running one where `None`), and hands it to the [`Progress`].
-    /// Sets how often accepted candidates are replayed ([`crate::Options::replay_every`]).
-    pub(crate) fn set_replay_every(&mut self, every: usize) {
+    /// Sets how often accepted candidates are replayed ([`crate::Options::replay_every`]),
+    /// and whether each is confirmed from the start ([`crate::Options::confirm`]).
+    pub(crate) fn set_replays(&mut self, every: usize, confirm: bool) {
         self.replay.every = every;
+        self.replay.confirm = confirm;
     }
 
     /// Whether the accepted candidate `text` still passes where it is replayed: every
@@ -353,7 +355,7 @@ impl<'a> Judge<'a> {
     /// # Errors
     /// The oracle's.
     fn replay_agrees(&mut self, text: &str, pass: Option<usize>) -> Result<bool, OracleError> {
-        if self.replay.every == 0 {
+        if self.replay.every == 0 && !self.replay.confirm {
             return Ok(true);
         }
         let runs = if self.replay.confirm {

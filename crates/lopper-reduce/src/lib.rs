@@ -21,7 +21,7 @@ pub mod stats;
 pub mod unused;
 
 pub use engine::{Options, SearchOptions};
-pub use judge::GrammarCheck;
+pub use judge::{GrammarCheck, CONFIRM_RUNS};
 /// The oracle crate: test runs, transformation and generator runs, the verdict cache and
 /// the sanity checks of the original.
 pub use lopper_oracle as oracle;

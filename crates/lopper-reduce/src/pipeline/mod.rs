@@ -77,7 +77,7 @@ pub fn reduce(
     progress: &mut dyn Progress,
 ) -> Result<Outcome, ReduceError> {
     let mut judge = Judge::new(frontend, input, oracle, opts.grammar_check, progress)?;
-    judge.set_replay_every(opts.replay_every);
+    judge.set_replays(opts.replay_every, opts.confirm);
     let mut e = Engine { frontend, g: frontend.grammar(), opts, j: judge, perses_memo: Memo::Off, render: RenderOptions::default() };
     let v = e.j.test_original().map_err(ReduceError::Oracle)?;
     if v != Verdict::Interesting {
