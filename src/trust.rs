@@ -16,6 +16,9 @@ pub const REPLAY_EVERY: usize = 32;
 /// Replays of the result at the end.
 const RESULT_REPLAYS: usize = 2;
 
+/// More replays of the result once the test is known to be flaky: it must pass one.
+const FLAKY_RESULT_REPLAYS: usize = 3;
+
 /// Runs on the empty file, once a flaky test ended with a result that is not tiny.
 const EMPTY_REPLAYS: usize = 5;
 
@@ -43,26 +46,34 @@ pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outc
             format!("the test is flaky, and no smaller program passed its confirming runs; the original is as it was.\n  reproduce: {}", r.reproduce_command()),
         ));
     }
-    let mut replayed_ok = true;
+    let mut flaky_seen = flaky_seen;
     if !r.assume_deterministic && outcome.text != r.text {
-        for _ in 0..RESULT_REPLAYS {
-            if oracle.replay(&outcome.text).map_err(oracle_err)? != Verdict::Interesting {
-                replayed_ok = false;
+        // Every replay must pass on a test not known to be flaky; one that fails makes it
+        // known, and then the result must reproduce at least once in a few more runs.
+        let (mut yes, mut runs) = (0, 0);
+        while runs < RESULT_REPLAYS || (yes == 0 && runs < RESULT_REPLAYS + FLAKY_RESULT_REPLAYS) {
+            runs += 1;
+            if oracle.replay(&outcome.text).map_err(oracle_err)? == Verdict::Interesting {
+                yes += 1;
+            } else {
+                flaky_seen = true;
+            }
+            if flaky_seen && yes > 0 && runs >= RESULT_REPLAYS {
                 break;
             }
         }
-    }
-    if !replayed_ok {
-        restore(r)?;
-        return Err(Fail(
-            exit::FLAKY,
-            format!(
-                "the test is flaky: the result did not pass when run again ({} of {} replays during the run disagreed); the original is back in place.\n  reproduce: {}",
-                outcome.stats.replay_disagreements,
-                outcome.stats.replays,
-                r.reproduce_command()
-            ),
-        ));
+        if yes == 0 {
+            restore(r)?;
+            return Err(Fail(
+                exit::FLAKY,
+                format!(
+                    "the test is flaky: the result did not pass when run again ({runs} runs; {} of {} replays during the run disagreed); the original is back in place.\n  reproduce: {}",
+                    outcome.stats.replay_disagreements,
+                    outcome.stats.replays,
+                    r.reproduce_command()
+                ),
+            ));
+        }
     }
     let body = outcome.text.trim();
     let short = body.len() <= SHORT;
@@ -71,7 +82,6 @@ pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outc
     }
     // A test that says yes at random also ends in a tiny result: the original, run a few
     // times more, tells the two apart.
-    let mut flaky_seen = flaky_seen;
     if short && !flaky_seen && !r.assume_deterministic {
         for _ in 0..ORIGINAL_REPLAYS {
             if oracle.replay(&r.text).map_err(oracle_err)? != Verdict::Interesting {
