@@ -105,6 +105,29 @@ impl<'a> Judge<'a> {
         Ok(v)
     }
 
+    /// Runs the original up to `times` more (past every cache) after its first test said
+    /// no: the first yes makes the test known to be flaky (each accepted candidate is
+    /// confirmed from then on, with a warning) and is the verdict; else the last no.
+    ///
+    /// # Errors
+    /// The oracle's.
+    pub(crate) fn retest_original(&mut self, times: usize) -> Result<Verdict, OracleError> {
+        let mut v = Verdict::NotInteresting;
+        for _ in 0..times {
+            self.stats.tests += 1;
+            self.stats.replays += 1;
+            self.stats.pass_stats[0].tests += 1;
+            v = self.oracle.replay(&self.best)?;
+            if v == Verdict::Interesting {
+                self.stats.replay_disagreements += 1;
+                self.replay.confirm = true;
+                self.warn(format!("the test is flaky: it said no to the original once; each accepted candidate was confirmed by {CONFIRM_RUNS} more runs"));
+                break;
+            }
+        }
+        Ok(v)
+    }
+
     /// Records the parsed original: its `tokens` (before and, so far, after), the share of
     /// its CST that `matched` its PNF rules, and its `opaque` nodes.
     pub(crate) fn start(&mut self, tokens: usize, matched: f64, opaque: usize) {

@@ -30,6 +30,10 @@ use lopper_tree::{EditSet, RenderOptions, Tree};
 pub use registry::{Pipeline, Step, UnknownPass, REGISTRY};
 use schedule::PassStage;
 
+/// Runs more of the original when its first test says no while replays are on (the
+/// caller's sanity runs said yes).
+const ORIGINAL_RETRIES: usize = 3;
+
 /// How Perses' own deletions and replacements are keyed in the memo of local changes.
 const PERSES_KEY: LocalKey<'static> = LocalKey { pass: perses::INFO.name, modulo_words: true };
 
@@ -79,7 +83,11 @@ pub fn reduce(
     let mut judge = Judge::new(frontend, input, oracle, opts.grammar_check, progress)?;
     judge.set_replays(opts.replay_every, opts.confirm);
     let mut e = Engine { frontend, g: frontend.grammar(), opts, j: judge, perses_memo: Memo::Off, render: RenderOptions::default() };
-    let v = e.j.test_original().map_err(ReduceError::Oracle)?;
+    let mut v = e.j.test_original().map_err(ReduceError::Oracle)?;
+    if v != Verdict::Interesting && (opts.replay_every > 0 || opts.confirm) {
+        // The caller's sanity runs said yes: a flaky test, which confirming runs can use.
+        v = e.j.retest_original(ORIGINAL_RETRIES).map_err(ReduceError::Oracle)?;
+    }
     if v != Verdict::Interesting {
         return Err(ReduceError::NotInteresting(v));
     }
