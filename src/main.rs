@@ -45,7 +45,7 @@ mod exit {
     about = "Reduce a program to a small one that still passes an interestingness test (Perses-style, syntax-guided).",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    override_usage = "lopper [OPTIONS] TEST FILE\n       lopper [OPTIONS] --test-cmd 'SHELL COMMAND' FILE\n       lopper <COMMAND>"
+    override_usage = "lopper [OPTIONS] TEST FILE\n       lopper [OPTIONS] TEST DIR | FILE FILE...\n       lopper [OPTIONS] --test-cmd 'SHELL COMMAND' FILE\n       lopper <COMMAND>"
 )]
 struct Cli {
     #[command(subcommand)]

@@ -82,21 +82,20 @@ pub fn derived_timeout(slowest: Duration) -> Duration {
 /// [`SanityError`]: too slow, not interesting, flaky, or the oracle's own error
 /// ([`OracleError::Interrupted`] on Ctrl-C).
 pub fn check_original(oracle: &mut ScriptOracle, original: &str, derive_timeout: bool) -> Result<Sanity, SanityError> {
-    let runs: Vec<RunReport> = oracle.run_times(original, SANITY_RUNS, true)?;
+    let mut runs: Vec<RunReport> = oracle.run_times(original, SANITY_RUNS, true)?;
     if let Some(r) = runs.iter().find(|r| r.verdict == Verdict::TimedOut) {
         return Err(SanityError::TooSlow { limit: oracle.timeout(), output: r.output.clone() });
     }
-    let yes = runs.iter().filter(|r| r.verdict == Verdict::Interesting).count();
-    if yes == 0 {
+    if runs.iter().all(|r| r.verdict != Verdict::Interesting) {
         // A test that says yes at random says no twice a quarter of the time: a few more
         // runs tell it from an original that is not interesting.
         let more: Vec<RunReport> = oracle.run_times(original, NOT_INTERESTING_RUNS, true)?;
-        let yes = more.iter().filter(|r| r.verdict == Verdict::Interesting).count();
-        if yes > 0 {
-            return Err(SanityError::Flaky { yes, no: runs.len() + more.len() - yes, output: runs[0].output.clone() });
+        if more.iter().all(|r| r.verdict != Verdict::Interesting) {
+            return Err(SanityError::NotInteresting { runs: runs.len() + more.len(), output: runs[0].output.clone() });
         }
-        return Err(SanityError::NotInteresting { runs: runs.len() + more.len(), output: runs[0].output.clone() });
+        runs.extend(more);
     }
+    let yes = runs.iter().filter(|r| r.verdict == Verdict::Interesting).count();
     let flaky = (yes < runs.len()).then_some((yes, runs.len() - yes));
     let slowest = runs.iter().map(|r| r.elapsed).max().unwrap_or_default();
     if derive_timeout {
