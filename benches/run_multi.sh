@@ -28,10 +28,11 @@ fi
 # Files, tokens (the corpus counter's sum) and whether the tests pass, for the tree $2.
 row() {
   local case=$1 dir=$2 files tokens passes valid=-
-  files=$(find "$dir" -type f | wc -l)
+  # Files that hold something (C-Vise empties a file it cannot delete), its backups left out.
+  files=$(find "$dir" -type f ! -name '*.orig' ! -empty | wc -l)
   tokens=0
   if [ "$files" -gt 0 ]; then
-    tokens=$(find "$dir" -type f -print0 | xargs -0 python3 "$corpus/_tools/count_tokens.py" | awk '{s += $1} END {print s}')
+    tokens=$(find "$dir" -type f ! -name '*.orig' ! -empty -print0 | xargs -0 python3 "$corpus/_tools/count_tokens.py" | awk '{s += $1} END {print s}')
   fi
   if "$case/$test" "$dir"; then passes=yes; else passes=no; fi
   if [ -f "$case/interesting-valid.sh" ]; then
@@ -64,7 +65,7 @@ for case in "$corpus"/multi-*/; do
       shrinkray)
         cp -R "$case/input" "$work/result"
         printf '#!/bin/bash\nexec %q "$1"\n' "$case/$test" > "$work/test.sh"; chmod +x "$work/test.sh"
-        timeout -s INT "$budget" "$shrinkray" --parallelism 2 --ui basic "$work/test.sh" "$work/result" > "$work/log" 2>&1 < /dev/null
+        (cd "$work" && timeout -s INT "$budget" "$shrinkray" --parallelism 2 --ui basic "$work/test.sh" "$work/result" > "$work/log" 2>&1 < /dev/null)
         rc=$? ;;
     esac
     set -e
