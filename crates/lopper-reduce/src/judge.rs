@@ -233,7 +233,10 @@ impl<'a> Judge<'a> {
         match winner {
             Some(w) => {
                 let Some((h, Screen::Test(errors))) = screens[w] else { unreachable!("only tested candidates win") };
-                if !self.replay_agrees(texts.get(w), passes.get(w).copied())? {
+                // A verdict remembered from an earlier run is not replayed: a resumed run
+                // tests nothing it already judged.
+                let remembered = verdicts.last().is_some_and(|v| v.remembered);
+                if !remembered && !self.replay_agrees(texts.get(w), passes.get(w).copied())? {
                     // Not interesting after all: the rest of the batch, as if it had failed.
                     self.rejected.insert(h);
                     let rest = w + 1;
