@@ -30,12 +30,7 @@ impl<'a> Reporter<'a> {
     /// A reporter writing bests to `output` and events to `events`; a live line on a
     /// terminal unless quiet.
     pub fn new(output: &'a mut Output, events: &'a mut Events, start: Start, verbosity: Verbosity) -> Reporter<'a> {
-        let bar = (std::io::stderr().is_terminal() && verbosity != Verbosity::Quiet).then(|| {
-            let b = indicatif::ProgressBar::new_spinner();
-            b.set_style(indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("a valid template"));
-            b.enable_steady_tick(Duration::from_millis(120));
-            b
-        });
+        let bar = spinner(verbosity);
         Reporter { output, events, start, bar, verbosity, started: Instant::now(), last_line: None }
     }
 
@@ -104,10 +99,16 @@ fn bar_line(s: &Status) -> String {
 /// second: `runs` at once within `limit`; `None` without a terminal or when quiet. The
 /// caller clears it.
 pub fn sanity_line(runs: usize, limit: Duration, verbosity: Verbosity) -> Option<indicatif::ProgressBar> {
+    let b = spinner(verbosity)?;
+    b.set_message(format!("testing the original: {runs} runs, time limit {:.0} s each", limit.as_secs_f64()));
+    Some(b)
+}
+
+/// The live line's spinner with the elapsed time, on a terminal unless quiet.
+fn spinner(verbosity: Verbosity) -> Option<indicatif::ProgressBar> {
     (std::io::stderr().is_terminal() && verbosity != Verbosity::Quiet).then(|| {
         let b = indicatif::ProgressBar::new_spinner();
         b.set_style(indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("a valid template"));
-        b.set_message(format!("testing the original: {runs} runs, time limit {:.0} s each", limit.as_secs_f64()));
         b.enable_steady_tick(Duration::from_millis(120));
         b
     })

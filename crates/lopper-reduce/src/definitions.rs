@@ -22,9 +22,8 @@
 
 use crate::engine::{Engine, Round};
 use crate::oracle::OracleError;
-use crate::passes::{Group, Kind, PassInfo};
-use lopper_grammar::PnfGrammar;
-use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
+use crate::passes::{CoarseSearch, Context, Group, Kind, PassInfo};
+use lopper_tree::{Edit, NodeId, NodeKind, Tree};
 
 /// The search in the registry.
 pub const INFO: PassInfo = PassInfo {
@@ -32,7 +31,7 @@ pub const INFO: PassInfo = PassInfo {
     about: "every function definition made a declaration with one test (C, C++: T f(P); a member defined outside its class deleted; Java: the body {} or {throw null;}), then a coarse ddmin over the functions (C-Vise's replace-function-def-with-decl); keeps a compiler's acceptance; once, before the rest",
     group: Group::First,
     grows: false,
-    kind: Kind::Definitions,
+    kind: Kind::Coarse(CoarseSearch::Definitions),
 };
 
 /// The grammar symbols of a function definition (the tree-sitter grammars' names).
@@ -70,7 +69,7 @@ impl Engine<'_> {
             "c" | "cpp" => false,
             _ => return Ok(Some(tree)),
         };
-        let places = places(&tree, self.g, java);
+        let places = places(Context { best: &self.j.best, tree: &tree, grammar: self.g }, java);
         if places.is_empty() {
             return Ok(Some(tree));
         }
@@ -103,17 +102,10 @@ struct Place {
 }
 
 /// The functions of `tree` this search can rewrite, outermost only, in source order.
-fn places(t: &Tree, g: &PnfGrammar, java: bool) -> Vec<Place> {
+fn places(cx: Context<'_>, java: bool) -> Vec<Place> {
+    let (t, g) = (cx.tree, cx.grammar);
     let name = |n: NodeId| t.node(n).symbol.map(|s| g.symbol(s).name.as_str());
-    let mut functions = Vec::new();
-    t.walk(&EditSet::default(), |n| {
-        if name(n).is_some_and(|s| FUNCTIONS.contains(&s)) {
-            functions.push(n);
-            return false;
-        }
-        t.node(n).kind != NodeKind::Token
-    });
-    functions.into_iter().filter_map(|f| place(t, f, java, &name)).collect()
+    crate::passes::outermost_named(cx, &FUNCTIONS).into_iter().filter_map(|(f, _)| place(t, f, java, &name)).collect()
 }
 
 /// The rewrite of function `f`, if it has one (see the module docs).

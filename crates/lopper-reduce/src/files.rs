@@ -10,7 +10,7 @@
 
 use crate::engine::{Engine, Round};
 use crate::oracle::OracleError;
-use crate::passes::{Group, Kind, PassInfo};
+use crate::passes::{CoarseSearch, Group, Kind, PassInfo};
 use lopper_tree::{Edit, NodeId, NodeKind, Tree};
 use std::path::Path;
 
@@ -20,7 +20,7 @@ pub const INFO: PassInfo = PassInfo {
     about: "for a project (a DIR or several FILEs): every file deleted with one test, with the lines that name it in the others (mod x;, #include \"x.h\", import ... from './x', import p.X;), then a coarse ddmin over the files; once, before the rest",
     group: Group::First,
     grows: false,
-    kind: Kind::Files,
+    kind: Kind::Coarse(CoarseSearch::Files),
 };
 
 /// The coarse ddmin's chunk sizes: halves down to 1/64 of the files.

@@ -17,7 +17,7 @@
 use crate::engine::{Deletion, Empty, Engine, Round};
 use crate::minimize::CoarseDdmin;
 use crate::oracle::OracleError;
-use crate::passes::{Group, Kind, PassInfo};
+use crate::passes::{CoarseSearch, Group, Kind, PassInfo};
 use lopper_grammar::SymbolId;
 use lopper_tree::{NodeId, NodeKind, Tree};
 use std::collections::HashMap;
@@ -28,7 +28,7 @@ pub const INFO: PassInfo = PassInfo {
     about: "every list of one kind (every function body's statements, every class body, ...) emptied with one test, then a coarse ddmin over those lists (C-Vise's binary-search passes); kinds with the smallest lists first, only kinds holding 1/8 of the program, only programs of 25k tokens or more; once, before the rest",
     group: Group::First,
     grows: false,
-    kind: Kind::Instances,
+    kind: Kind::Coarse(CoarseSearch::Instances),
 };
 
 /// A kind of list is searched only when its places hold at least 1/`MIN_SHARE` of the

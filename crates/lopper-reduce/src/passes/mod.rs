@@ -177,6 +177,19 @@ pub enum Group {
     Last,
 }
 
+/// The searches that try every instance of one transformation in one candidate, then a
+/// coarse ddmin over the instances (C-Vise's binary-search passes), once, in the `first`
+/// group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoarseSearch {
+    /// Every file of a project deleted, with the lines naming it (`files`).
+    Files,
+    /// Every function definition made a declaration (`definitions`).
+    Definitions,
+    /// Every place of one kind of list emptied (`instances`).
+    Instances,
+}
+
 /// How a registry entry becomes part of a reduction.
 #[derive(Clone, Copy, Debug)]
 pub enum Kind {
@@ -184,12 +197,9 @@ pub enum Kind {
     Perses,
     /// The unused-declarations search: part of each Perses round.
     Unused,
-    /// The search over every place of one kind of list at once (`instances`).
-    Instances,
-    /// Every function definition made a declaration at once (`definitions`).
-    Definitions,
-    /// Every file of a project deleted at once (`files`).
-    Files,
+    /// One of the searches that try every instance of one transformation at once, then a
+    /// coarse ddmin over the instances.
+    Coarse(CoarseSearch),
     /// A built-in transformation in Regehr's contract: a new instance.
     Transformation(fn() -> Box<dyn Pass>),
     /// External transformation commands (clang_delta's), which the caller builds: they run

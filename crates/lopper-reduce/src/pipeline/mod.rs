@@ -21,6 +21,7 @@ pub use crate::engine::Algorithm;
 use crate::engine::{Engine, Options};
 use crate::judge::{Batch, Judge, LocalKey, Memo};
 use crate::oracle::{Oracle, OracleError, Texts, Verdict};
+use crate::passes::CoarseSearch;
 use crate::perses::{reborrow, RoundHooks};
 use crate::stats::{Progress, Stats};
 use crate::unused::UnusedSearch;
@@ -105,9 +106,7 @@ pub fn reduce(
 /// A stage of a pipeline group: what runs one after another.
 enum Stage {
     Perses,
-    Instances,
-    Definitions,
-    Files,
+    Coarse(CoarseSearch),
     Passes(PassStage),
     Layout,
 }
@@ -120,9 +119,7 @@ fn stages(steps: Vec<Step>) -> Vec<Stage> {
         match step {
             Step::Perses => out.push(Stage::Perses),
             Step::Unused => {}
-            Step::Instances => out.push(Stage::Instances),
-            Step::Definitions => out.push(Stage::Definitions),
-            Step::Files => out.push(Stage::Files),
+            Step::Coarse(s) => out.push(Stage::Coarse(s)),
             Step::Layout => out.push(Stage::Layout),
             Step::Pass(p) => match out.last_mut() {
                 Some(Stage::Passes(s)) => s.passes.push(p),
@@ -214,16 +211,13 @@ impl Fixpoint {
                 }
                 // `tree` follows the best through the passes' accepted variants.
                 Stage::Passes(s) => changed |= e.run_passes(s, &mut tree)?,
-                Stage::Instances => {
-                    let Some(t) = e.instances(tree)? else { return Ok(None) };
-                    tree = t;
-                }
-                Stage::Definitions => {
-                    let Some(t) = e.definitions(tree)? else { return Ok(None) };
-                    tree = t;
-                }
-                Stage::Files => {
-                    let Some(t) = e.files(tree)? else { return Ok(None) };
+                Stage::Coarse(s) => {
+                    let result = match s {
+                        CoarseSearch::Files => e.files(tree),
+                        CoarseSearch::Definitions => e.definitions(tree),
+                        CoarseSearch::Instances => e.instances(tree),
+                    };
+                    let Some(t) = result? else { return Ok(None) };
                     tree = t;
                 }
                 Stage::Layout => layout(e)?,

@@ -4,7 +4,7 @@
 //! [`Pipeline`] of first, main and last steps that `lopper` and `lopper generate` both
 //! build the same way.
 
-use crate::passes::{aliases, bodies, external, identifiers, inline, layout, literals, params, subtrees, tokens, Group, Kind, Pass, PassInfo};
+use crate::passes::{aliases, bodies, external, identifiers, inline, layout, literals, params, subtrees, tokens, CoarseSearch, Group, Kind, Pass, PassInfo};
 use crate::{definitions, files, instances, perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
@@ -46,12 +46,8 @@ pub enum Step {
     Perses,
     /// The unused-declarations search, part of each Perses round.
     Unused,
-    /// Every place of one kind of list at once, then a coarse ddmin over the places.
-    Instances,
-    /// Every function definition made a declaration at once, then a coarse ddmin.
-    Definitions,
-    /// Every file of a project deleted at once, then a coarse ddmin.
-    Files,
+    /// Every instance of one transformation at once, then a coarse ddmin over them.
+    Coarse(CoarseSearch),
     /// A transformation in Regehr's contract (built in, an external command, or a pass
     /// from outside this crate); consecutive ones run as one round of the scheduler.
     Pass(Box<dyn Pass>),
@@ -64,9 +60,7 @@ impl std::fmt::Debug for Step {
         match self {
             Step::Perses => write!(f, "Perses"),
             Step::Unused => write!(f, "Unused"),
-            Step::Instances => write!(f, "Instances"),
-            Step::Definitions => write!(f, "Definitions"),
-            Step::Files => write!(f, "Files"),
+            Step::Coarse(s) => write!(f, "{s:?}"),
             Step::Pass(p) => write!(f, "Pass({})", p.name()),
             Step::Layout => write!(f, "Layout"),
         }
@@ -108,9 +102,7 @@ impl Pipeline {
             match info.kind {
                 Kind::Perses => group.push(Step::Perses),
                 Kind::Unused => group.push(Step::Unused),
-                Kind::Instances => group.push(Step::Instances),
-                Kind::Definitions => group.push(Step::Definitions),
-                Kind::Files => group.push(Step::Files),
+                Kind::Coarse(s) => group.push(Step::Coarse(s)),
                 Kind::Transformation(create) => group.push(Step::Pass(create())),
                 Kind::External => group.extend(external(info).into_iter().map(Step::Pass)),
                 Kind::Layout => group.push(Step::Layout),

@@ -9,8 +9,14 @@
 use crate::oracle::{Judged, Oracle, OracleError, Screened, Successors, Texts, Verdict};
 use crate::stats::{PassStats, Progress, ProgressPoint, Stats, OTHER};
 use lopper_parse::{Frontend, ParseError, SyntaxChecker};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::Instant;
+
+mod memo;
+mod replay;
+pub(crate) use memo::{local_change, LocalKey, Memo};
+use replay::Replay;
+pub use replay::CONFIRM_RUNS;
 
 /// See the module docs. `best` and `stats` are the searches' to read; they change only
 /// through the judge's methods ([`Judge::judge`], [`Judge::set_pass`], [`Judge::new_round`], …).
@@ -39,20 +45,6 @@ pub(crate) struct Judge<'a> {
     /// The replays of accepted candidates (see [`Judge::replay_agrees`]).
     replay: Replay,
 }
-
-/// The check of a nondeterministic test (after Shrink Ray's): the first, the eighth and
-/// every `every`-th accepted candidate are replayed once; after a replay that disagrees, every accepted candidate is
-/// confirmed by [`CONFIRM_RUNS`] more runs.
-#[derive(Debug, Default)]
-struct Replay {
-    every: usize,
-    since: usize,
-    accepted: usize,
-    confirm: bool,
-}
-
-/// Runs that confirm an accepted candidate once the test was seen to be flaky.
-pub const CONFIRM_RUNS: usize = 2;
 
 impl<'a> Judge<'a> {
     /// A judge whose best is `input`, judging with `oracle` and the grammar of `frontend`.
@@ -102,29 +94,6 @@ impl<'a> Judge<'a> {
         self.stats.first_test_seconds = t0.elapsed().as_secs_f64();
         self.stats.test_seconds = self.stats.first_test_seconds;
         self.stats.pass_stats[0].time.test_seconds = self.stats.first_test_seconds;
-        Ok(v)
-    }
-
-    /// Runs the original up to `times` more (past every cache) after its first test said
-    /// no: the first yes makes the test known to be flaky (each accepted candidate is
-    /// confirmed from then on, with a warning) and is the verdict; else the last no.
-    ///
-    /// # Errors
-    /// The oracle's.
-    pub(crate) fn retest_original(&mut self, times: usize) -> Result<Verdict, OracleError> {
-        let mut v = Verdict::NotInteresting;
-        for _ in 0..times {
-            self.stats.tests += 1;
-            self.stats.replays += 1;
-            self.stats.pass_stats[0].tests += 1;
-            v = self.oracle.replay(&self.best)?;
-            if v == Verdict::Interesting {
-                self.stats.replay_disagreements += 1;
-                self.replay.confirm = true;
-                self.warn(format!("the test is flaky: it said no to the original once; each accepted candidate was confirmed by {CONFIRM_RUNS} more runs"));
-                break;
-            }
-        }
         Ok(v)
     }
 
@@ -367,56 +336,6 @@ impl<'a> Judge<'a> {
 
     /// Makes `text` (hash `h`, with `errors` syntax errors and `tokens` tokens) the best,
     /// counted for `pass` (the running one where `None`), and hands it to the [`Progress`].
-    /// Sets how often accepted candidates are replayed ([`crate::Options::replay_every`]),
-    /// and whether each is confirmed from the start ([`crate::Options::confirm`]).
-    pub(crate) fn set_replays(&mut self, every: usize, confirm: bool) {
-        self.replay.every = every;
-        self.replay.confirm = confirm;
-    }
-
-    /// Whether the accepted candidate `text` still passes where it is replayed: every
-    /// `every`-th one once, and each one [`CONFIRM_RUNS`] times once a replay disagreed (a
-    /// warning says so). Replays count as tests of pass `pass` (the running one if `None`).
-    ///
-    /// # Errors
-    /// The oracle's.
-    fn replay_agrees(&mut self, text: &str, pass: Option<usize>) -> Result<bool, OracleError> {
-        if self.replay.every == 0 && !self.replay.confirm {
-            return Ok(true);
-        }
-        let runs = if self.replay.confirm {
-            CONFIRM_RUNS
-        } else {
-            // The first and the eighth accepted candidates (a test that says yes at random
-            // shows itself early, on small programs too), then every `every`-th.
-            self.replay.since += 1;
-            self.replay.accepted += 1;
-            let early = matches!(self.replay.accepted, 1 | 8);
-            if self.replay.since < self.replay.every && !early {
-                return Ok(true);
-            }
-            self.replay.since = 0;
-            1
-        };
-        let pass = pass.unwrap_or(self.pass);
-        for _ in 0..runs {
-            self.stats.tests += 1;
-            self.stats.replays += 1;
-            self.stats.pass_stats[pass].tests += 1;
-            if self.oracle.replay(text)? != Verdict::Interesting {
-                self.stats.replay_disagreements += 1;
-                if !self.replay.confirm {
-                    self.replay.confirm = true;
-                    self.warn(format!(
-                        "the test is flaky: a candidate it accepted failed when run again; from then on each accepted candidate was confirmed by {CONFIRM_RUNS} more runs"
-                    ));
-                }
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-
     fn accept(&mut self, text: &str, h: [u8; 32], errors: usize, pass: Option<usize>, tokens: usize) -> Result<(), OracleError> {
         self.best = text.to_string();
         self.best_errors = errors;
@@ -491,29 +410,6 @@ enum Screen {
     Test(usize),
 }
 
-/// Whether and how [`Judge::judge`] uses the memo of local changes that were
-/// not interesting ([`local_change`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Memo<'p> {
-    /// No memo: every new text is judged, and nothing is learnt.
-    Off,
-    /// Every new text is judged; the local changes of those not interesting are learnt.
-    Record(LocalKey<'p>),
-    /// A text whose local change is known not to be interesting is presumed so, untested.
-    Presume(LocalKey<'p>),
-}
-
-/// How the local changes of one pass are keyed (see [`local_change`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LocalKey<'p> {
-    /// The pass that made the changes.
-    pub pass: &'p str,
-    /// Key modulo a consistent renaming of words: for passes that only delete, replace or
-    /// move text (Perses, sub-trees, tokens), whose failed changes stay failed after the
-    /// identifier pass renamed the program; not for passes whose change is a renaming.
-    pub modulo_words: bool,
-}
-
 /// The CPU time this process has used so far, all threads (`CLOCK_PROCESS_CPUTIME_ID`;
 /// child processes are not part of it).
 pub(crate) fn own_cpu_time() -> std::time::Duration {
@@ -525,64 +421,4 @@ pub(crate) fn own_cpu_time() -> std::time::Duration {
 /// releases and machines (so a persistent cache can trust it).
 fn hash(text: &str) -> [u8; 32] {
     blake3::hash(text.as_bytes()).into()
-}
-
-/// A key for the change from `best` to `candidate` made by `key.pass`, local to the lines it
-/// touches: the pass, the changed lines with one line of context either side as they were,
-/// and what they became (with `key.modulo_words`, each word as the number of its first
-/// appearance there). Two candidates of different rounds with the same key make the same
-/// change to the same neighbourhood, though the program elsewhere may differ.
-pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u8; 32] {
-    let (b, c) = (best.as_bytes(), candidate.as_bytes());
-    let prefix = lopper_parse::common_prefix(b, c);
-    let suffix = lopper_parse::common_suffix(&b[prefix..], &c[prefix..]);
-    // Widen to whole lines, plus one line before and after.
-    let start = |s: &[u8]| s[..prefix].iter().rposition(|&x| x == b'\n').map_or(0, |i| s[..i].iter().rposition(|&x| x == b'\n').map_or(0, |j| j + 1));
-    let end = |s: &[u8], changed_end: usize| {
-        let next = |from: usize| s[from..].iter().position(|&x| x == b'\n').map_or(s.len(), |i| from + i + 1);
-        let line_end = next(changed_end);
-        if line_end < s.len() {
-            next(line_end)
-        } else {
-            line_end
-        }
-    };
-    let (before, after) = (&b[start(b)..end(b, b.len() - suffix)], &c[start(c)..end(c, c.len() - suffix)]);
-    let mut h = blake3::Hasher::new();
-    h.update(key.pass.as_bytes());
-    h.update(b"\0");
-    if key.modulo_words {
-        let mut names = HashMap::new();
-        abstract_words(before, &mut names, &mut h);
-        h.update(b"\0");
-        abstract_words(after, &mut names, &mut h);
-    } else {
-        for part in [before, b"\0", after] {
-            h.update(part);
-        }
-    }
-    h.finalize().into()
-}
-
-/// Feeds `text` to `h` with every word (a run of ASCII letters, digits and `_` that starts
-/// with a letter or `_`: identifiers and keywords alike) replaced by the number of its
-/// first appearance in `names`, which it extends; other bytes as they are.
-fn abstract_words<'t>(text: &'t [u8], names: &mut HashMap<&'t [u8], u32>, h: &mut blake3::Hasher) {
-    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
-    let mut i = 0;
-    while i < text.len() {
-        if text[i].is_ascii_alphabetic() || text[i] == b'_' {
-            let end = text[i..].iter().position(|&x| !word(x)).map_or(text.len(), |n| i + n);
-            let w = &text[i..end];
-            let next = names.len() as u32;
-            let n = *names.entry(w).or_insert(next);
-            h.update(&[1]);
-            h.update(&n.to_le_bytes());
-            i = end;
-        } else {
-            let end = text[i..].iter().position(|&x| x.is_ascii_alphabetic() || x == b'_').map_or(text.len(), |n| i + n);
-            h.update(&text[i..end]);
-            i = end;
-        }
-    }
 }

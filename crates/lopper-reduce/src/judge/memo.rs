@@ -1,0 +1,88 @@
+//! The memo of local changes that were not interesting: a candidate is keyed by the lines
+//! its change touches ([`local_change`]), so that a change that failed in one round is
+//! presumed to fail in a later one ([`Memo::Presume`]).
+
+use std::collections::HashMap;
+
+/// Whether and how [`Judge::judge`] uses the memo of local changes that were
+/// not interesting ([`local_change`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Memo<'p> {
+    /// No memo: every new text is judged, and nothing is learnt.
+    Off,
+    /// Every new text is judged; the local changes of those not interesting are learnt.
+    Record(LocalKey<'p>),
+    /// A text whose local change is known not to be interesting is presumed so, untested.
+    Presume(LocalKey<'p>),
+}
+
+/// How the local changes of one pass are keyed (see [`local_change`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LocalKey<'p> {
+    /// The pass that made the changes.
+    pub pass: &'p str,
+    /// Key modulo a consistent renaming of words: for passes that only delete, replace or
+    /// move text (Perses, sub-trees, tokens), whose failed changes stay failed after the
+    /// identifier pass renamed the program; not for passes whose change is a renaming.
+    pub modulo_words: bool,
+}
+
+/// A key for the change from `best` to `candidate` made by `key.pass`, local to the lines it
+/// touches: the pass, the changed lines with one line of context either side as they were,
+/// and what they became (with `key.modulo_words`, each word as the number of its first
+/// appearance there). Two candidates of different rounds with the same key make the same
+/// change to the same neighbourhood, though the program elsewhere may differ.
+pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u8; 32] {
+    let (b, c) = (best.as_bytes(), candidate.as_bytes());
+    let prefix = lopper_parse::common_prefix(b, c);
+    let suffix = lopper_parse::common_suffix(&b[prefix..], &c[prefix..]);
+    // Widen to whole lines, plus one line before and after.
+    let start = |s: &[u8]| s[..prefix].iter().rposition(|&x| x == b'\n').map_or(0, |i| s[..i].iter().rposition(|&x| x == b'\n').map_or(0, |j| j + 1));
+    let end = |s: &[u8], changed_end: usize| {
+        let next = |from: usize| s[from..].iter().position(|&x| x == b'\n').map_or(s.len(), |i| from + i + 1);
+        let line_end = next(changed_end);
+        if line_end < s.len() {
+            next(line_end)
+        } else {
+            line_end
+        }
+    };
+    let (before, after) = (&b[start(b)..end(b, b.len() - suffix)], &c[start(c)..end(c, c.len() - suffix)]);
+    let mut h = blake3::Hasher::new();
+    h.update(key.pass.as_bytes());
+    h.update(b"\0");
+    if key.modulo_words {
+        let mut names = HashMap::new();
+        abstract_words(before, &mut names, &mut h);
+        h.update(b"\0");
+        abstract_words(after, &mut names, &mut h);
+    } else {
+        for part in [before, b"\0", after] {
+            h.update(part);
+        }
+    }
+    h.finalize().into()
+}
+
+/// Feeds `text` to `h` with every word (a run of ASCII letters, digits and `_` that starts
+/// with a letter or `_`: identifiers and keywords alike) replaced by the number of its
+/// first appearance in `names`, which it extends; other bytes as they are.
+fn abstract_words<'t>(text: &'t [u8], names: &mut HashMap<&'t [u8], u32>, h: &mut blake3::Hasher) {
+    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
+    let mut i = 0;
+    while i < text.len() {
+        if text[i].is_ascii_alphabetic() || text[i] == b'_' {
+            let end = text[i..].iter().position(|&x| !word(x)).map_or(text.len(), |n| i + n);
+            let w = &text[i..end];
+            let next = names.len() as u32;
+            let n = *names.entry(w).or_insert(next);
+            h.update(&[1]);
+            h.update(&n.to_le_bytes());
+            i = end;
+        } else {
+            let end = text[i..].iter().position(|&x| x.is_ascii_alphabetic() || x == b'_').map_or(text.len(), |n| i + n);
+            h.update(&text[i..end]);
+            i = end;
+        }
+    }
+}
