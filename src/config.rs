@@ -40,8 +40,10 @@ pub struct Reduction {
     pub criteria: Criteria,
     /// The program's language.
     pub frontend: Frontend,
-    /// The program text.
+    /// The program text (a project's: its bundle, [`lopper_bundle`]).
     pub text: String,
+    /// Whether `text` is a project's bundle (a DIR or several FILEs).
+    pub bundle: bool,
     /// How the text maps back to the file's bytes.
     pub encoding: Encoding,
     /// Where results go (refused if unsafe).
@@ -175,7 +177,11 @@ impl Reduction {
         let output = match &project {
             Some(p) => {
                 let (o, backup, notice) = crate::project::ProjectOutput::plan(p, a.output.as_deref())?;
-                Output::project(o, backup, notice)
+                let locked = match &p.origin {
+                    crate::project::Origin::Dir(d) => vec![d.clone()],
+                    crate::project::Origin::Files(f) => f.clone(),
+                };
+                Output::project(o, backup, notice, &locked).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
             }
             None => Output::plan(&file, &encoding.encode(&text), a.output.as_deref(), script, &output::ReductionLog::default_dir())
                 .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
@@ -199,6 +205,10 @@ impl Reduction {
         let grammar_check = if a.test_invalid || baseline { GrammarCheck::Count } else { GrammarCheck::Reject };
         let passes = Pipeline::parse(&a.passes).map_err(|e| Fail(exit::USAGE, e.to_string()))?;
         let transforms = a.transform.clone();
+        // External commands see one file; a bundle is none they can parse.
+        if project.is_some() && !transforms.is_empty() {
+            return Err(Fail(exit::USAGE, "--transform takes a single FILE; a DIR or several FILEs are reduced by the built-in passes".into()));
+        }
         if a.transform_count.len() > transforms.len() {
             return Err(Fail(
                 exit::USAGE,
@@ -231,6 +241,7 @@ impl Reduction {
             criteria,
             frontend,
             text,
+            bundle: project.is_some(),
             encoding,
             output,
             timeout: a.timeout.map(Duration::from_secs_f64),
@@ -272,7 +283,8 @@ impl Reduction {
         let mut pipeline = Pipeline::build(&self.passes, &mut |info| {
             debug_assert!(matches!(info.kind, Kind::External));
             let transformations = external::clang_delta_transformations(self.frontend.name());
-            if info.name != external::CLANG_DELTA.name || transformations.is_empty() {
+            // clang_delta parses one C or C++ file, not a project's bundle.
+            if info.name != external::CLANG_DELTA.name || transformations.is_empty() || self.bundle {
                 return Vec::new();
             }
             let Some(bin) = external::find_clang_delta() else {

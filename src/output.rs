@@ -113,8 +113,9 @@ pub struct Output {
     encoding: lopper_reduce::Encoding,
     /// In place: where the programs written are remembered.
     log: Option<ReductionLog>,
-    /// In place: the lock that keeps a second run off the same file.
-    _lock: Option<InPlaceLock>,
+    /// In place: the locks that keep a second run off the same file (a project's folder,
+    /// or each of its files).
+    _lock: Vec<InPlaceLock>,
     /// A project's tree of files, written instead of `path` (`path` is its folder).
     project: Option<crate::project::ProjectOutput>,
 }
@@ -181,7 +182,7 @@ impl Output {
             notice: None,
             log: None,
             encoding: lopper_reduce::Encoding::Utf8,
-            _lock: None,
+            _lock: Vec::new(),
             project: None,
         };
         if let Some(out) = out {
@@ -206,7 +207,7 @@ impl Output {
             return Ok(plan);
         }
         check_writable_dir(input)?;
-        plan._lock = Some(InPlaceLock::acquire(input)?);
+        plan._lock = vec![InPlaceLock::acquire(input)?];
         let orig = PathBuf::from(format!("{}.orig", input.display()));
         // FILE.orig, then FILE.orig.1, .2, ... as earlier runs that met a stale one left them.
         let existing: Vec<PathBuf> =
@@ -236,9 +237,14 @@ impl Output {
         Ok(plan)
     }
 
-    /// The output of a project ([`crate::project::ProjectOutput::plan`]'s).
-    pub fn project(project: crate::project::ProjectOutput, backup: Option<PathBuf>, notice: Option<String>) -> Output {
-        Output {
+    /// The output of a project ([`crate::project::ProjectOutput::plan`]'s); in place, each
+    /// of `locked` (the folder, or every file named) locked as a single file's run locks it.
+    ///
+    /// # Errors
+    /// [`OutputError::Busy`] when another lopper reduces one of `locked` in place.
+    pub fn project(project: crate::project::ProjectOutput, backup: Option<PathBuf>, notice: Option<String>, locked: &[PathBuf]) -> Result<Output, OutputError> {
+        let lock = if backup.is_some() { locked.iter().map(|p| InPlaceLock::acquire(p)).collect::<Result<_, _>>()? } else { Vec::new() };
+        Ok(Output {
             path: project.root().to_path_buf(),
             backup,
             backup_pending: false,
@@ -248,9 +254,9 @@ impl Output {
             notice,
             log: None,
             encoding: lopper_reduce::Encoding::Utf8,
-            _lock: None,
+            _lock: lock,
             project: Some(project),
-        }
+        })
     }
 
     /// Whether results replace the input (no `-o`).

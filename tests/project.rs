@@ -125,3 +125,95 @@ fn several_files_are_reduced_together_in_their_folder() {
     assert_eq!(files(&out_dir), ["index.js"], "the modules the test does not need go");
     assert!(Command::new(&test).current_dir(&out_dir).status().unwrap().success());
 }
+
+#[test]
+fn a_java_package_keeps_the_classes_the_build_needs() {
+    require_tool("javac");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("src");
+    tree(
+        &root,
+        &[
+            ("app/Main.java", "package app;\n\nimport app.util.Shapes;\nimport app.extra.Logger;\n\nclass Main {\n    int area = Shapes.area(3);\n}\n"),
+            ("app/util/Shapes.java", "package app.util;\n\npublic class Shapes {\n    public static int area(int side) { return side * side; }\n    public static int perimeter(int side) { return 4 * side; }\n}\n"),
+            ("app/extra/Logger.java", "package app.extra;\n\npublic class Logger {\n    public static void log(String s) { System.err.println(s); }\n}\n"),
+            ("app/extra/Unused.java", "package app.extra;\n\nclass Unused {\n    int field = 7;\n}\n"),
+        ],
+    );
+    let test = dir.path().join("test.sh");
+    // javac must compile every file of the tree, and Main must still call Shapes.area.
+    write_script(
+        &test,
+        "d=$(mktemp -d) && cd \"$1\" && javac -d \"$d\" $(find . -name '*.java') >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'Shapes.area' app/Main.java",
+    );
+    let out_dir = dir.path().join("out");
+    // javac takes about a second a test: files and one Perses round only.
+    let out = run(&["-q", "--passes", "files,perses", "--no-fixpoint", "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    assert!(Command::new(&test).arg(&out_dir).status().unwrap().success());
+    assert_eq!(files(&out_dir), ["app/Main.java", "app/util/Shapes.java"], "the classes the build does not need go");
+    let main = fs::read_to_string(out_dir.join("app/Main.java")).unwrap();
+    assert!(!main.contains("Logger") && !main.contains("package"), "{main}");
+    let shapes = fs::read_to_string(out_dir.join("app/util/Shapes.java")).unwrap();
+    assert!(!shapes.contains("perimeter"), "{shapes}");
+}
+
+#[test]
+fn a_directory_run_is_locked_interrupted_and_resumed() {
+    require_tool("gcc");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    let mut main = String::from("#include \"api.h\"\n");
+    for i in 0..30 {
+        main.push_str(&format!("int filler{i}(int x) {{ return x + {i}; }}\n"));
+    }
+    main.push_str("int main(void) { return needle(1); }\n");
+    let original = [("main.c", main.as_str()), ("api.h", "int needle(int x);\nint other(int y);\n"), ("extra.h", "int extra(void);\n")];
+    tree(&root, &original);
+    let test = dir.path().join("test.sh");
+    write_script(&test, "sleep 0.2; cd \"$1\" && gcc -fsyntax-only -Werror=implicit-function-declaration main.c >/dev/null 2>&1 && grep -q 'needle(' main.c");
+    let lopper = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lopper"));
+        c.current_dir(dir.path()).env("LOPPER_CACHE", dir.path().join("cache")).args(["-j", "1"]).arg(&test).arg(&root);
+        c
+    };
+    let first = lopper().stderr(std::process::Stdio::piped()).spawn().unwrap();
+    // A second run on the same folder is refused while the first holds it.
+    let lock = dir.path().join(".proj.lopper-lock");
+    let t = std::time::Instant::now();
+    while !fs::read_to_string(&lock).is_ok_and(|s| !s.is_empty()) && t.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = lopper().arg("-q").output().unwrap();
+    assert_exit(&second, 8);
+    assert!(String::from_utf8_lossy(&second.stderr).contains("being reduced in place by another lopper"));
+    // Interrupted once the first smaller tree is written.
+    let orig = dir.path().join("proj.orig");
+    while !orig.exists() && t.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    Command::new("kill").args(["-INT", &first.id().to_string()]).status().unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert_exit(&out, 130);
+    assert!(Command::new(&test).arg(&root).status().unwrap().success(), "the tree on disk is interesting after Ctrl-C");
+    let size = |r: &Path| files(r).iter().map(|p| fs::read(r.join(p)).unwrap().len()).sum::<usize>();
+    let interrupted = size(&root);
+    assert!(interrupted < size(&orig), "a smaller tree was written");
+    assert!(!lock.exists(), "the lock goes with the run");
+    // Resumed: the original stays DIR.orig, the run goes on from the interrupted tree.
+    let stats = dir.path().join("stats.json");
+    let out = lopper().arg("--stats").arg(&stats).output().unwrap();
+    assert_exit(&out, 0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("keeping the existing"), "{}", String::from_utf8_lossy(&out.stderr));
+    for (p, t) in original {
+        assert_eq!(fs::read_to_string(orig.join(p)).unwrap(), t, "{p} of the original is kept");
+    }
+    assert!(Command::new(&test).arg(&root).status().unwrap().success());
+    assert_eq!(files(&root), ["api.h", "main.c"]);
+    let resumed = fs::read_to_string(root.join("main.c")).unwrap();
+    assert!(!resumed.contains("filler") && size(&root) <= interrupted, "{resumed}");
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    assert!(s["remembered"].as_u64().unwrap() > 0, "the verdict cache answers what the first run judged: {s}");
+    assert_eq!(s["warnings"], serde_json::json!([]), "no pass fails on the bundle: {s}");
+}

@@ -1,6 +1,6 @@
 //! End to end: results a user can trust — a flaky test caught (the input left as it was), a
 //! trivial result reported, a runaway test stopped by the memory limit, a binary file
-//! refused.
+//! refused, the live line shown while the original is tested.
 
 mod common;
 use common::*;
@@ -45,8 +45,27 @@ fn a_test_that_allocates_without_end_is_stopped_by_the_memory_limit() {
     // which the limit makes fail, so `guard` must stay.
     let src = "int main(void) { int keep = 1; int guard = 2; int other = 3; return keep + guard + other; }\n";
     let case = Case::new("p.c", src, "grep -q keep \"$1\" || exit 1\ngrep -q guard \"$1\" && exit 0\npython3 -c 'b = bytearray(10 << 30)' 2>/dev/null");
-    let out = case.lopper(&["-q", "--no-cache", "--memory-limit", "1024"]);
-    assert_exit(&out, 0);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lopper"))
+        .env("LOPPER_CACHE", case.path("cache"))
+        .args(["-q", "--no-cache", "--memory-limit", "1024"])
+        .arg(&case.test)
+        .arg(&case.program)
+        .spawn()
+        .unwrap();
+    // lopper's own peak resident size (VmHWM, KiB) while it runs.
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        let hwm = fs::read_to_string(format!("/proc/{}/status", child.id())).ok().and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|n| n.parse::<u64>().ok())
+        });
+        peak_kib = peak_kib.max(hwm.unwrap_or(0));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(peak_kib > 0 && peak_kib < 256 * 1024, "lopper itself stays small while its tests are stopped: {peak_kib} KiB");
     let reduced = fs::read_to_string(&case.program).unwrap();
     assert!(reduced.contains("keep") && reduced.contains("guard") && !reduced.contains("other"), "{reduced}");
 }
@@ -58,4 +77,25 @@ fn a_binary_file_is_refused_with_a_message_naming_lang() {
     assert_exit(&out, 3);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not text") && err.contains("--lang"), "{err}");
+}
+
+#[test]
+fn the_live_line_shows_while_the_original_is_still_being_tested() {
+    require_tool("script");
+    // The first sanity run takes 30 s; lopper is interrupted after 6 s, so whatever the
+    // terminal showed, it showed while the original was still being tested.
+    let case = Case::new("p.c", PROGRAM, "sleep 30; grep -q keep \"$1\"");
+    let cmd = format!(
+        "LOPPER_CACHE={} timeout -s INT 6 {} --no-cache {} {}",
+        case.path("cache").display(),
+        env!("CARGO_BIN_EXE_lopper"),
+        case.test.display(),
+        case.program.display()
+    );
+    // `script` gives lopper a terminal, as a user at a shell has.
+    let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("testing the original: 2 runs, time limit"), "{screen}");
+    assert!(screen.contains("interrupted"), "{screen}");
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), PROGRAM);
 }

@@ -84,6 +84,7 @@ const TOOL_PACKAGES: &[(&str, &str)] = &[
     ("python3", "python3"),
     ("z3", "z3"),
     ("lua5.4", "lua5.4"),
+    ("script", "bsdutils"),
 ];
 
 /// Fails the test with a message naming `tool` (and how to get it) when it is not on PATH,
