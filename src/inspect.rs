@@ -103,7 +103,8 @@ pub fn man_page() -> Result<(), Fail> {
 }
 
 /// `--list-passes`: every registry entry in the default order, by group, with its
-/// description and source (clang_delta's with where it was found and its transformations).
+/// description and source (clang_delta's with where it was found and its transformations),
+/// then the names the summary counts apart.
 pub fn list_passes() -> String {
     use lopper_reduce::passes::{Group, Kind};
     let mut out = String::new();
@@ -122,6 +123,10 @@ pub fn list_passes() -> String {
             _ => String::new(),
         };
         out.push_str(&format!("{:14} {:5} {}{extra}\n", info.name, group, info.about));
+    }
+    out.push_str("\nCounted apart in the summary and --stats:\n");
+    for (name, about) in lopper_reduce::stats::COUNTED_APART {
+        out.push_str(&format!("{name:14}       {about}\n"));
     }
     out
 }

@@ -413,13 +413,24 @@ fn every_jobs_count_gives_the_same_result_and_counts_with_varied_test_times() {
 fn list_passes_and_passes_agree_with_the_registry() {
     let out = Command::new(env!("CARGO_BIN_EXE_lopper")).arg("--list-passes").output().unwrap();
     assert_exit(&out, 0);
-    let listed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(|l| l.split_whitespace().next().unwrap_or("").to_string()).collect();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (passes, apart) = text.split_once("\n\n").expect("the passes, then the names counted apart");
+    let first_words = |t: &str| t.lines().map(|l| l.split_whitespace().next().unwrap_or("").to_string()).collect::<Vec<_>>();
+    let listed = first_words(passes);
     let registry: Vec<&str> = lopper_reduce::pipeline::REGISTRY.iter().map(|p| p.name).collect();
     assert_eq!(listed, registry);
+    let apart: Vec<String> = first_words(apart).into_iter().skip(1).collect();
     // Every listed name is accepted by --passes; an unknown one is refused with the same list.
     let case = Case::new("a.c", SRC, "grep -q main \"$1\"");
-    let out = case.lopper(&["-q", "--no-cache", "--passes", &registry.join(",")]);
+    let stats = case.path("stats.json");
+    let out = case.lopper(&["-q", "--no-cache", "--passes", &registry.join(","), "--stats", stats.to_str().unwrap()]);
     assert_exit(&out, 0);
+    // Every name the summary and --stats count under is listed.
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    for name in s["passes"].as_object().unwrap().keys() {
+        let base = name.split(':').next().unwrap();
+        assert!(registry.contains(&base) || apart.iter().any(|a| a == base), "`{name}` is not listed: {apart:?}");
+    }
     let out = case.lopper(&["-q", "--passes", "perses,nonesuch"]);
     assert_exit(&out, 2);
     let err = String::from_utf8_lossy(&out.stderr);

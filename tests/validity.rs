@@ -118,3 +118,36 @@ fn java_bodies_become_the_smallest_javac_accepts() {
     assert!(reduced.contains("publicMain(intfirst){}"), "{reduced}");
     assert!(reduced.contains("inttrigger=v*7"), "{reduced}");
 }
+
+const RUST: &str = r#"pub struct Store { items: Vec<u32>, total: u32 }
+impl Store {
+    pub fn new() -> Store { Store { items: Vec::new(), total: 0 } }
+    pub fn add(&mut self, v: u32) { self.items.push(v); self.total += v; if self.total > 1000 { self.total = 1000; } }
+    pub fn size(&self) -> usize { self.items.iter().filter(|&&i| i > 0).count() }
+    pub fn evens(&self) -> impl Iterator<Item = &u32> + '_ { self.items.iter().filter(|i| *i % 2 == 0) }
+    pub fn describe(&self) -> String { let mut b = String::new(); for i in &self.items { b.push_str(&i.to_string()); b.push(','); } b }
+}
+pub trait Named { fn name(&self) -> String { let mut s = String::from("named"); s.push('!'); s } }
+pub fn marker(v: u32) -> u32 { let trigger = v * 7; trigger + 1 }
+pub fn run() -> u32 { let mut m = Store::new(); m.add(2); let n = m.size() as u32 + m.evens().count() as u32; n + marker(3) + m.describe().len() as u32 }
+"#;
+
+#[test]
+fn rust_bodies_become_empty_or_diverging_and_rustc_accepts_them() {
+    require_tool("rustc");
+    // A metadata-only build into a temporary folder (never -o /dev/null: rustc replaces it).
+    let test = "d=$(mktemp -d) && rustc --edition 2021 --crate-type lib --emit=metadata --out-dir \"$d\" \"$1\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'let trigger' \"$1\"";
+    let case = Case::new("lib.rs", RUST, test);
+    assert!(case.passes(&case.program));
+    let out = case.lopper(&["-q", "--passes", "definitions"]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    let reduced = squash(&reduced);
+    assert!(reduced.contains("pubfnadd(&mutself,v:u32){}"), "{reduced}");
+    assert!(reduced.contains("pubfnsize(&self)->usize{loop{}}"), "{reduced}");
+    assert!(reduced.contains("fnname(&self)->String{loop{}}"), "{reduced}");
+    // A diverging body has no `impl Trait` type: left alone.
+    assert!(reduced.contains("self.items.iter().filter(|i|*i%2==0)"), "{reduced}");
+    assert!(reduced.contains("lettrigger=v*7"), "{reduced}");
+}

@@ -13,6 +13,10 @@
 //! - Java, where only an abstract or native method may lack a body: a body becomes `{}`
 //!   (constructors, `void` methods) or `{throw null;}` (the one statement that completes a
 //!   method of any return type abruptly).
+//! - Rust, where every function has a body: a body becomes `{}` (no return type) or
+//!   `{loop{}}` (a diverging body has every return type). A function returning `impl
+//!   Trait` is left alone (the never type implements no such trait), as is an `async` one;
+//!   a `const fn` is tried as C++'s `constexpr` ones are, after the rest.
 //!
 //! Why first: under a test that asks a front end to accept every candidate (a crash-on-valid
 //! bug), Perses' deletions and an emptied non-`void` body fail (`-Werror=return-type`,
@@ -28,20 +32,21 @@ use lopper_tree::{Edit, NodeId, NodeKind, Tree};
 /// The search in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "definitions",
-    about: "every function definition made a declaration with one test (C, C++: T f(P); a member defined outside its class deleted; Java: the body {} or {throw null;}), then a coarse ddmin over the functions (C-Vise's replace-function-def-with-decl); keeps a compiler's acceptance; once, before the rest",
+    about: "every function definition made a declaration with one test (C, C++: T f(P); a member defined outside its class deleted; Java: the body {} or {throw null;}; Rust: {} or {loop{}}), then a coarse ddmin over the functions (C-Vise's replace-function-def-with-decl); keeps a compiler's acceptance; once, before the rest",
     group: Group::First,
     grows: false,
     kind: Kind::Coarse(CoarseSearch::Definitions),
 };
 
 /// The grammar symbols of a function definition (the tree-sitter grammars' names).
-const FUNCTIONS: [&str; 6] = [
+const FUNCTIONS: [&str; 7] = [
     "function_definition",
     "inline_method_definition",
     "constructor_or_destructor_definition",
     "operator_cast_definition",
     "method_declaration",
     "constructor_declaration",
+    "function_item",
 ];
 
 /// The grammar symbols of a function body.
@@ -64,12 +69,13 @@ impl Engine<'_> {
         if tree.token_count() < MIN_PROGRAM {
             return Ok(Some(tree));
         }
-        let java = match self.frontend.name() {
-            "java" => true,
-            "c" | "cpp" => false,
+        let lang = match self.frontend.name() {
+            "java" => Lang::Java,
+            "rust" => Lang::Rust,
+            "c" | "cpp" => Lang::C,
             _ => return Ok(Some(tree)),
         };
-        let places = places(Context { best: &self.j.best, tree: &tree, grammar: self.g }, java);
+        let places = places(Context { best: &self.j.best, tree: &tree, grammar: self.g }, lang);
         if places.is_empty() {
             return Ok(Some(tree));
         }
@@ -93,6 +99,17 @@ impl Engine<'_> {
     }
 }
 
+/// How a language's function loses its body.
+#[derive(Clone, Copy, PartialEq)]
+enum Lang {
+    /// C and C++: a declaration.
+    C,
+    /// The smallest body javac accepts.
+    Java,
+    /// `{}` or `{loop{}}`.
+    Rust,
+}
+
 /// One function made a declaration: its edits, the tokens they save, and whether it is
 /// `constexpr` or `consteval`.
 struct Place {
@@ -102,14 +119,14 @@ struct Place {
 }
 
 /// The functions of `tree` this search can rewrite, outermost only, in source order.
-fn places(cx: Context<'_>, java: bool) -> Vec<Place> {
+fn places(cx: Context<'_>, lang: Lang) -> Vec<Place> {
     let (t, g) = (cx.tree, cx.grammar);
     let name = |n: NodeId| t.node(n).symbol.map(|s| g.symbol(s).name.as_str());
-    crate::passes::outermost_named(cx, &FUNCTIONS).into_iter().filter_map(|(f, _)| place(t, f, java, &name)).collect()
+    crate::passes::outermost_named(cx, &FUNCTIONS).into_iter().filter_map(|(f, _)| place(t, f, lang, &name)).collect()
 }
 
 /// The rewrite of function `f`, if it has one (see the module docs).
-fn place<'g>(t: &Tree, f: NodeId, java: bool, name: &dyn Fn(NodeId) -> Option<&'g str>) -> Option<Place> {
+fn place<'g>(t: &Tree, f: NodeId, lang: Lang, name: &dyn Fn(NodeId) -> Option<&'g str>) -> Option<Place> {
     // The body ends the function: follow the last children down to it.
     let mut body = f;
     while !name(body).is_some_and(|s| BODIES.contains(&s)) {
@@ -125,8 +142,24 @@ fn place<'g>(t: &Tree, f: NodeId, java: bool, name: &dyn Fn(NodeId) -> Option<&'
     let head: Vec<&str> = tokens[..body_start].iter().map(|&id| t.token_text(id)).collect();
     let inside: Vec<NodeId> = children[1..children.len() - 1].to_vec();
     let body_tokens = t.node(body).tokens as usize;
-    let constant = head.iter().any(|&s| s == "constexpr" || s == "consteval");
-    if java {
+    let constant = head.iter().any(|&s| s == "constexpr" || s == "consteval" || lang == Lang::Rust && s == "const");
+    if lang == Lang::Rust {
+        let ret = head.iter().position(|&s| s == "->");
+        if head.contains(&"async") || ret.is_some_and(|r| head[r..].contains(&"impl")) {
+            return None;
+        }
+        let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
+        if ret.is_none() {
+            return (body_tokens > 2).then_some(Place { edits, saves: body_tokens - 2, constant });
+        }
+        // `{loop{}}` is four tokens more than `{}`.
+        if body_tokens <= 6 {
+            return None;
+        }
+        edits.push((open, Edit::Text("{loop{}".into())));
+        return Some(Place { edits, saves: body_tokens - 6, constant });
+    }
+    if lang == Lang::Java {
         let void = head.contains(&"void") || name(f) == Some("constructor_declaration");
         let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
         if void {

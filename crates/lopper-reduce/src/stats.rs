@@ -156,3 +156,12 @@ impl Progress for NoProgress {
 
 /// The name under which the original's test, comment removal and re-parsing are counted.
 pub const OTHER: &str = "other";
+
+/// The names `Stats::pass_stats` counts under that are not passes of the registry, each
+/// with one sentence: Perses' parts, counted apart, and [`OTHER`].
+pub const COUNTED_APART: [(&str, &str); 4] = [
+    (crate::engine::LIST, "part of perses: ddmin over the elements of a Kleene star/plus list (also the baselines' list deletion)"),
+    (crate::engine::REPLACE, "part of perses: a node replaced by a descendant its symbol subsumes"),
+    (crate::perses::bulk::BULK, "part of perses: the first candidates of several nodes judged as one while tests pass"),
+    (OTHER, "not a pass: the original's first test, comment removal and re-parsing"),
+];

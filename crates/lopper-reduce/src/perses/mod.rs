@@ -12,7 +12,7 @@
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing. Another search takes part in each round only through [`RoundHooks`].
 
-mod bulk;
+pub(crate) mod bulk;
 
 use crate::engine::{Deletion, Empty, Engine, FollowUp, Round, LIST, REPLACE};
 use crate::oracle::OracleError;
