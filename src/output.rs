@@ -118,6 +118,9 @@ pub struct Output {
     _lock: Vec<InPlaceLock>,
     /// A project's tree of files, written instead of `path` (`path` is its folder).
     project: Option<crate::project::ProjectOutput>,
+    /// In place, an existing backup kept as the original: this run goes on from a
+    /// reduction of it (after Ctrl-C, say).
+    pub resumed: bool,
 }
 
 /// The directory a path's file lives in (`.` for a bare name).
@@ -184,6 +187,7 @@ impl Output {
             encoding: lopper_reduce::Encoding::Utf8,
             _lock: Vec::new(),
             project: None,
+            resumed: false,
         };
         if let Some(out) = out {
             if let Ok(o) = fs::metadata(out) {
@@ -219,6 +223,7 @@ impl Output {
                 plan.notice = Some(format!("keeping the existing {} as the original ({} is it or a reduction of it)", old_path.display(), input.display()));
                 plan.log = Some(ReductionLog::new(log_dir, &old));
                 plan.backup = Some(old_path.clone());
+                plan.resumed = now != old;
                 return Ok(plan);
             }
         }
@@ -244,6 +249,7 @@ impl Output {
     /// [`OutputError::Busy`] when another lopper reduces one of `locked` in place.
     pub fn project(project: crate::project::ProjectOutput, backup: Option<PathBuf>, notice: Option<String>, locked: &[PathBuf]) -> Result<Output, OutputError> {
         let lock = if backup.is_some() { locked.iter().map(|p| InPlaceLock::acquire(p)).collect::<Result<_, _>>()? } else { Vec::new() };
+        let resumed = project.backup_written();
         Ok(Output {
             path: project.root().to_path_buf(),
             backup,
@@ -256,6 +262,7 @@ impl Output {
             encoding: lopper_reduce::Encoding::Utf8,
             _lock: lock,
             project: Some(project),
+            resumed,
         })
     }
 

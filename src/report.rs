@@ -148,6 +148,18 @@ fn project_files(text: &str) -> Option<usize> {
     lopper_bundle::is_bundle(text).then(|| lopper_bundle::split(text).len())
 }
 
+/// A resumed run's true original (the backup it kept): its tokens and path; `None` when the
+/// run started from the original, or the backup cannot be read or parsed.
+fn original_tokens(r: &Reduction) -> Option<(usize, &std::path::Path)> {
+    let backup = r.output.backup.as_deref().filter(|_| r.output.resumed)?;
+    let text = if backup.is_dir() {
+        crate::project::Project::read(&[backup.to_path_buf()]).ok()?.bundle()
+    } else {
+        r.encoding.decode_as(&std::fs::read(backup).ok()?)
+    };
+    Some((r.frontend.parse(&text).ok()?.tree.token_count(), backup))
+}
+
 /// The closing summary, on stderr.
 pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     let s = &outcome.stats;
@@ -162,7 +174,17 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
         s.own_cpu_seconds,
         100.0 * s.own_cpu_seconds / s.total_seconds.max(1e-9)
     );
-    eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before));
+    match original_tokens(r) {
+        Some((n, path)) => eprintln!(
+            "  tokens    {} -> {} ({:.2}% of this run's start; {:.2}% of the original, {n} tokens in {})",
+            s.tokens_before,
+            s.tokens_after,
+            percent(s.tokens_after, s.tokens_before),
+            percent(s.tokens_after, n),
+            path.display()
+        ),
+        None => eprintln!("  tokens    {} -> {} ({:.2}% of the original)", s.tokens_before, s.tokens_after, percent(s.tokens_after, s.tokens_before)),
+    }
     let replays = if s.replays > 0 { format!(" ({} of them replays, {} disagreed)", s.replays, s.replay_disagreements) } else { String::new() };
     eprintln!(
         "  tests     {} run{replays}, {} accepted, {} cache hits, {} skipped as a change that failed before, {} remembered from earlier runs, {} timed out; {} rounds",

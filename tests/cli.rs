@@ -2,6 +2,7 @@
 
 mod common;
 use common::*;
+use lopper_parse::Language;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
@@ -163,9 +164,13 @@ fn ctrl_c_mid_run_leaves_an_interesting_file_and_no_temporaries() {
     let out = Command::new(env!("CARGO_BIN_EXE_lopper")).env("TMPDIR", &tmp).arg(&case.test).arg(&case.program).output().unwrap();
     assert_exit(&out, 0);
     let resumed = fs::read_to_string(&case.program).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
     if resumed != now {
-        assert!(String::from_utf8_lossy(&out.stderr).contains("keeping the existing"));
+        assert!(err.contains("keeping the existing"), "{err}");
     }
+    // The summary measures against the true original, not the resumed start.
+    let original_tokens = tokens(Language::C, &src);
+    assert!(err.contains("of this run's start") && err.contains(&format!("of the original, {original_tokens} tokens in ")), "{err}");
     assert!(case.passes(&case.program) && resumed.len() <= now.len(), "{resumed}");
     assert_eq!(fs::read_to_string(case.path("big.c.orig")).unwrap(), src);
     assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);

@@ -205,7 +205,8 @@ fn a_directory_run_is_locked_interrupted_and_resumed() {
     let stats = dir.path().join("stats.json");
     let out = lopper().arg("--stats").arg(&stats).output().unwrap();
     assert_exit(&out, 0);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("keeping the existing"), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keeping the existing") && err.contains("of this run's start") && err.contains("of the original, "), "{err}");
     for (p, t) in original {
         assert_eq!(fs::read_to_string(orig.join(p)).unwrap(), t, "{p} of the original is kept");
     }
