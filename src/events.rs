@@ -34,6 +34,9 @@ pub struct Status {
     pub cache_hits: usize,
     /// Rounds begun so far.
     pub round: usize,
+    /// A project's files left in the best (absent for a single file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<usize>,
 }
 
 /// What the `start` event says.
@@ -51,6 +54,9 @@ pub struct Start {
     pub test: String,
     /// Tests run at once.
     pub jobs: usize,
+    /// A project's files (absent for a single file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<usize>,
 }
 
 /// A pass's counts, summed over every time it ran: each `pass` event, and each entry of

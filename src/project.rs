@@ -63,11 +63,13 @@ impl Project {
     }
 
     /// The file that stands for the project's language: the extension most of its bytes
-    /// have.
+    /// have. Headers (`.h`) count only where no other file is there to tell C from C++.
     pub fn main_file(&self) -> PathBuf {
+        let ext_of = |p: &str| Path::new(p).extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
+        let only_headers = self.files.iter().all(|(p, _)| ext_of(p) == "h");
         let mut by_ext: Vec<(String, usize)> = Vec::new();
-        for (p, t) in &self.files {
-            let ext = Path::new(p).extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
+        for (p, t) in self.files.iter().filter(|(p, _)| only_headers || ext_of(p) != "h") {
+            let ext = ext_of(p);
             match by_ext.iter_mut().find(|(e, _)| *e == ext) {
                 Some((_, n)) => *n += t.len(),
                 None => by_ext.push((ext, t.len())),

@@ -21,6 +21,8 @@ pub struct Reporter<'a> {
     verbosity: Verbosity,
     started: Instant,
     last_line: Option<Instant>,
+    /// A project's files in the best so far.
+    files: Option<usize>,
 }
 
 /// Log lines without a terminal come at most this often (every new best with `-v`).
@@ -31,7 +33,7 @@ impl<'a> Reporter<'a> {
     /// terminal unless quiet.
     pub fn new(output: &'a mut Output, events: &'a mut Events, start: Start, verbosity: Verbosity) -> Reporter<'a> {
         let bar = spinner(verbosity);
-        Reporter { output, events, start, bar, verbosity, started: Instant::now(), last_line: None }
+        Reporter { output, events, start, bar, verbosity, started: Instant::now(), last_line: None, files: None }
     }
 
     /// The status `s` describes: a new best's point in `s.progress` when `new_best`.
@@ -46,13 +48,15 @@ impl<'a> Reporter<'a> {
             tests: s.tests,
             cache_hits: s.cache_hits,
             round: s.rounds,
+            files: self.files,
         }
     }
 
     fn line(&self, s: &Status) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+        let files = s.files.map_or(String::new(), |n| format!(", {n} files"));
         format!(
-            "{} / {} tokens ({:.1}%) | {} tests, {} cache hits, {:.1} tests/s | round {} {}",
+            "{} / {} tokens ({:.1}%{files}) | {} tests, {} cache hits, {:.1} tests/s | round {} {}",
             s.tokens,
             s.tokens_before,
             percent(s.tokens, s.tokens_before),
@@ -92,7 +96,9 @@ impl<'a> Reporter<'a> {
 /// The live line on a terminal: with the spinner and the elapsed time, at most 80 columns
 /// for counts below a million and pass names up to 12 characters.
 fn bar_line(s: &Status) -> String {
-    format!("{}/{} tokens {:.1}% | {} tests | round {} {}", s.tokens, s.tokens_before, percent(s.tokens, s.tokens_before), s.tests, s.round, s.pass)
+    // A project's files take the percentage's place.
+    let share = s.files.map_or_else(|| format!("{:.1}%", percent(s.tokens, s.tokens_before)), |n| format!("{n} files"));
+    format!("{}/{} tokens {share} | {} tests | round {} {}", s.tokens, s.tokens_before, s.tests, s.round, s.pass)
 }
 
 /// A live line while the test runs on the original (the sanity runs), from the first
@@ -117,6 +123,7 @@ fn spinner(verbosity: Verbosity) -> Option<indicatif::ProgressBar> {
 impl Progress for Reporter<'_> {
     fn new_best(&mut self, program: &str, stats: &Stats) -> std::io::Result<()> {
         self.output.write(program).map_err(std::io::Error::other)?;
+        self.files = project_files(program);
         tracing::debug!(tokens = stats.tokens_after, tests = stats.tests, "new best written");
         let status = self.status(stats, true);
         self.show(&status, true);
@@ -131,6 +138,7 @@ impl Progress for Reporter<'_> {
 
     fn started(&mut self, stats: &Stats) {
         self.start.tokens = stats.tokens_before;
+        self.files = self.start.files;
         self.events.emit(&Event::Start(self.start.clone()));
     }
 
@@ -250,8 +258,41 @@ struct StatsReport<'a> {
     /// Per pass, in the order they first ran (`other` first; Perses' own as `list` and
     /// `replace`): tests, accepted variants, wall seconds, seconds in tests.
     passes: serde_json::Map<String, serde_json::Value>,
+    /// A project's files, each with its tokens and bytes before and after (tokens where
+    /// the language owns the file; a file the reduction deleted has `null` after).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Vec<FileCounts>>,
     #[serde(flatten)]
     stats: &'a Stats,
+}
+
+/// One file of a project in `--stats`: `[tokens, bytes]` before and after.
+#[derive(serde::Serialize)]
+struct FileCounts {
+    path: String,
+    tokens_before: Option<usize>,
+    bytes_before: usize,
+    tokens_after: Option<usize>,
+    bytes_after: Option<usize>,
+}
+
+/// Per file of the original bundle, its counts there and in `result`.
+fn file_counts(r: &Reduction, result: &str) -> Vec<FileCounts> {
+    let tokens = |path: &str, text: &str| r.frontend.owns(path).then(|| r.frontend.parse(text).ok().map(|p| p.tree.token_count())).flatten();
+    let after = lopper_bundle::split(result);
+    lopper_bundle::split(&r.text)
+        .into_iter()
+        .map(|f| {
+            let now = after.iter().find(|a| a.path == f.path);
+            FileCounts {
+                path: f.path.to_string(),
+                tokens_before: tokens(f.path, f.text),
+                bytes_before: f.text.len(),
+                tokens_after: now.and_then(|a| tokens(a.path, a.text)),
+                bytes_after: now.map(|a| a.text.len()),
+            }
+        })
+        .collect()
 }
 
 /// The `--stats` object for `outcome`: the run's identity, then every [`Stats`] field (the
@@ -272,6 +313,7 @@ pub fn stats_report(r: &Reduction, outcome: &Outcome, wasted: Wasted, sanity_run
         sanity_runs,
         invalid_share: outcome.stats.invalid_share(),
         passes: s.pass_stats.iter().map(|p| (p.name.clone(), serde_json::to_value(PassCounts::from(p)).expect("pass stats serialize"))).collect(),
+        files: r.bundle.then(|| file_counts(r, &outcome.text)),
         stats: s,
     };
     match serde_json::to_value(report).expect("stats serialize") {

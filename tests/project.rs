@@ -60,8 +60,19 @@ fn a_rust_crate_loses_the_modules_the_test_does_not_need() {
     let mut results = Vec::new();
     for jobs in ["1", "2"] {
         let out_dir = dir.path().join(format!("out{jobs}"));
-        let out = run(&["-q", "-j", jobs, "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+        let stats = dir.path().join(format!("stats{jobs}.json"));
+        let out = run(&["-q", "-j", jobs, "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
         assert_exit(&out, 0);
+        // --stats counts each file before and after.
+        let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+        let counts = s["files"].as_array().unwrap();
+        assert_eq!(counts.len(), 4, "{counts:?}");
+        for c in counts {
+            assert!(c["tokens_before"].as_u64().unwrap() > 5, "{c}");
+            let kept = c["path"] == "src/lib.rs";
+            assert_eq!(c["tokens_after"].as_u64().is_some(), kept, "{c}");
+            assert_eq!(c["bytes_after"].is_null(), !kept, "{c}");
+        }
         // The input tree is untouched with -o.
         assert_eq!(files(&root).len(), 4);
         assert_eq!(files(&out_dir), ["src/lib.rs"], "the other modules go");
@@ -217,4 +228,32 @@ fn a_directory_run_is_locked_interrupted_and_resumed() {
     let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
     assert!(s["remembered"].as_u64().unwrap() > 0, "the verdict cache answers what the first run judged: {s}");
     assert_eq!(s["warnings"], serde_json::json!([]), "no pass fails on the bundle: {s}");
+}
+
+#[test]
+fn a_cpp_tree_with_large_headers_is_cpp_and_each_file_is_laid_out() {
+    require_tool("g++");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    let mut header = String::from("#pragma once\nnamespace shapes {\n");
+    for i in 0..12 {
+        header.push_str(&format!("template <typename T> struct Box{i} {{ T value; T get() const {{ return value; }} }};\n"));
+    }
+    header.push_str("}\n");
+    tree(&root, &[("shapes.h", header.as_str()), ("main.cpp", "#include \"shapes.h\"\nint main() {\n    shapes::Box3<int> b{7};\n    return b.get();\n}\n")]);
+    let test = dir.path().join("test.sh");
+    write_script(&test, "cd \"$1\" && g++ -std=c++17 -fsyntax-only main.cpp >/dev/null 2>&1 && grep -q 'get()' main.cpp");
+    let (out_dir, stats) = (dir.path().join("out"), dir.path().join("stats.json"));
+    let out = run(&["-q", "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    assert!(Command::new(&test).arg(&out_dir).status().unwrap().success());
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    // The header holds most of the bytes, but `.cpp` tells C++ from C.
+    assert_eq!(s["language"], "cpp");
+    assert_eq!(s["passes"]["layout"]["accepted"], 1, "{}", s["passes"]);
+    for f in files(&out_dir) {
+        let text = fs::read_to_string(out_dir.join(&f)).unwrap();
+        assert!(!text.lines().any(|l| !l.is_empty() && l.trim().is_empty()), "{f} is laid out:\n{text}");
+        assert!(!text.starts_with('\n'), "{f}:\n{text}");
+    }
 }

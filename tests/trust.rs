@@ -58,9 +58,9 @@ fn a_test_that_allocates_without_end_is_stopped_by_the_memory_limit() {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        let hwm = fs::read_to_string(format!("/proc/{}/status", child.id())).ok().and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|n| n.parse::<u64>().ok())
-        });
+        let hwm = fs::read_to_string(format!("/proc/{}/status", child.id()))
+            .ok()
+            .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|n| n.parse::<u64>().ok()));
         peak_kib = peak_kib.max(hwm.unwrap_or(0));
         std::thread::sleep(std::time::Duration::from_millis(10));
     };

@@ -239,14 +239,27 @@ fn drop_comments(e: &mut Engine<'_>, tree: &Tree) -> Result<(), OracleError> {
 /// The layout step ([`passes::layout`]): the best laid out readably, tested once; kept if
 /// interesting and free of new syntax errors, whatever its size.
 /// Not where indentation is syntax (Python): the layout's indentation follows brackets.
+/// A project's files are laid out one by one.
 fn layout(e: &mut Engine<'_>) -> Result<(), OracleError> {
-    // Nor on a project, whose file headers are lines of their own.
-    if e.frontend.indentation_is_syntax() || lopper_bundle::is_bundle(&e.j.best) {
+    if e.frontend.indentation_is_syntax() {
         return Ok(());
     }
     let Some(tree) = e.parse_best() else { return Ok(()) };
     e.j.set_pass(passes::layout::INFO.name);
-    let text = Texts::given(vec![passes::layout::layout(&tree)]);
+    // A project: each file of the language laid out on its own, the others as they are.
+    let laid_out = if lopper_bundle::is_bundle(&e.j.best) {
+        let files: Vec<(&str, String)> = lopper_bundle::split(&e.j.best)
+            .into_iter()
+            .map(|f| {
+                let own = e.frontend.owns(f.path).then(|| e.frontend.parse(f.text).ok()).flatten();
+                (f.path, own.map_or_else(|| f.text.to_string(), |p| passes::layout::layout(&p.tree)))
+            })
+            .collect();
+        lopper_bundle::join(files.iter().map(|(p, t)| (*p, t.as_str())))
+    } else {
+        passes::layout::layout(&tree)
+    };
+    let text = Texts::given(vec![laid_out]);
     let tokens = tree.token_count();
     e.j.judge(Batch::new(&text, &|_| tokens))?;
     Ok(())
