@@ -257,3 +257,45 @@ fn a_cpp_tree_with_large_headers_is_cpp_and_each_file_is_laid_out() {
         assert!(!text.starts_with('\n'), "{f}:\n{text}");
     }
 }
+
+#[test]
+fn a_file_of_another_kind_is_reduced_by_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    tree(
+        &root,
+        &[("main.c", "int main(void) { return 0; }\nint unused(void) { return 1; }\n"), ("build.txt", "first line\nsecond line\nKEEP this one\nlast line\n\n")],
+    );
+    let test = dir.path().join("test.sh");
+    write_script(&test, "grep -q KEEP \"$1/build.txt\" && grep -q main \"$1/main.c\"");
+    let out_dir = dir.path().join("out");
+    let out = run(&["-q", "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    assert_eq!(fs::read_to_string(out_dir.join("build.txt")).unwrap().trim(), "KEEP this one");
+    assert!(!fs::read_to_string(out_dir.join("main.c")).unwrap().contains("unused"));
+}
+
+#[test]
+fn a_module_nothing_uses_goes_with_its_mod_line_at_a_round_start() {
+    require_tool("rustc");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("crate");
+    // Without the `files` search: the unused search takes an orphan module file and its
+    // `mod` line in one candidate (Perses alone would need two steps, `mod` line first).
+    tree(
+        &root,
+        &[
+            ("src/lib.rs", "mod helper;\nmod extra;\npub fn trigger() { let _marker: u8 = 300u16 as u8; }\npub fn other() -> u32 { extra::more() }\n"),
+            ("src/helper.rs", "pub fn assist(x: u32) -> u32 { x + 1 }\n"),
+            ("src/extra.rs", "pub fn more() -> u32 { 7 }\n"),
+        ],
+    );
+    let test = dir.path().join("test.sh");
+    write_script(&test, CRATE_TEST);
+    let (out_dir, stats) = (dir.path().join("out"), dir.path().join("stats.json"));
+    let out = run(&["-q", "--passes", "unused,perses", "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    assert_eq!(files(&out_dir), ["src/lib.rs"]);
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    assert!(s["passes"]["files"]["accepted"].as_u64().unwrap() >= 1, "{}", s["passes"]);
+}

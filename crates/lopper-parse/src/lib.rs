@@ -184,8 +184,8 @@ impl Frontend {
     }
 
     /// The tree of a project bundle ([`lopper_bundle`]): each file this language
-    /// [owns](Frontend::owns) parsed on its own (plain trees when `plain`), the others kept
-    /// as one token each, under [`Tree::bundle`]'s star of files; the files' statistics
+    /// [owns](Frontend::owns) parsed on its own (plain trees when `plain`), the others
+    /// reduced by lines (a star of line tokens), under [`Tree::bundle`]'s star of files; the files' statistics
     /// added up.
     fn parse_bundle(&self, text: &str, plain: bool) -> Result<Parsed, ParseError> {
         let mut stats = MatchStats::default();

@@ -17,7 +17,7 @@ use std::path::Path;
 /// The search in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "files",
-    about: "for a project (a DIR or several FILEs): every file deleted with one test, with the lines that name it in the others (mod x;, #include \"x.h\", import ... from './x', import p.X;), then a coarse ddmin over the files; once, before the rest",
+    about: "for a project (a DIR or several FILEs): every file deleted with one test, with the lines that name it in the others (mod x;, #include \"x.h\", import ... from './x', import p.X;), then a coarse ddmin over the files; once, after definitions (whose declarations free the files only bodies used)",
     group: Group::First,
     grows: false,
     kind: Kind::Coarse(CoarseSearch::Files),
@@ -65,6 +65,81 @@ impl Engine<'_> {
     }
 }
 
+impl Engine<'_> {
+    /// Orphan files, at the start of each Perses round (the unused search's, at the
+    /// granularity of files): in Java and Rust, where a file's stem names what it declares
+    /// (a class, a module), the files whose stem no other file uses outside the lines that
+    /// name files are deleted with those lines, all in one candidate, then by a short coarse
+    /// ddmin. Declarations made bodies and uses disappear as the reduction goes, so files
+    /// the first search had to keep become orphans later.
+    ///
+    /// # Errors
+    /// The judge's.
+    pub(crate) fn orphan_files(&mut self, r: &mut Round) -> Result<(), OracleError> {
+        if !matches!(self.frontend.name(), "java" | "rust") {
+            return Ok(());
+        }
+        let files = bundle_files(&r.tree);
+        if files.len() < 2 {
+            return Ok(());
+        }
+        let t = &r.tree;
+        // Each file's words outside the elements that may name a file.
+        let words: Vec<std::collections::HashSet<&str>> = files
+            .iter()
+            .map(|(f, _)| {
+                let mut skip = std::collections::HashSet::new();
+                if let Some(&content) = t.node(*f).children.get(1) {
+                    for &e in t.node(content).children.iter().filter(|&&e| names_a_file(t, e)) {
+                        skip.extend(t.subtree_token_ids(e).iter().copied());
+                    }
+                }
+                t.subtree_token_ids(*f).iter().filter(|id| !skip.contains(*id)).map(|&id| t.token_text(id)).collect()
+            })
+            .collect();
+        let mut places = Vec::new();
+        let mut weights = Vec::new();
+        for (i, (f, path)) in files.iter().enumerate() {
+            let stem = stem(path);
+            // A crate's root names no module.
+            if stem.is_empty() || stem == "lib" || stem == "main" || words.iter().enumerate().any(|(j, w)| j != i && w.contains(stem.as_str())) {
+                continue;
+            }
+            let mut edits = vec![(*f, Edit::Delete)];
+            for (g, _) in files.iter().filter(|(g, _)| g != f) {
+                edits.extend(naming(t, *g, path).into_iter().map(|e| (e, Edit::Delete)));
+            }
+            places.push(edits);
+            weights.push(t.node(*f).tokens as usize);
+        }
+        if places.is_empty() {
+            return Ok(());
+        }
+        self.j.set_pass(INFO.name);
+        let slices: Vec<&[(NodeId, Edit)]> = places.iter().map(|p| p.as_slice()).collect();
+        self.apply_places(r, &slices, &weights, ORPHAN_LEVELS)
+    }
+}
+
+/// The orphan files' coarse ddmin: halves down to 1/8.
+const ORPHAN_LEVELS: u32 = 3;
+
+/// A file's stem as names in code spell it: a folder's name for `mod.rs` and `index.js`.
+fn stem(path: &str) -> String {
+    let p = Path::new(path);
+    let stem = p.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if stem == "mod" || stem == "index" {
+        return p.parent().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or(stem);
+    }
+    stem
+}
+
+/// Whether top-level element `e` may name a file (its first word, its length).
+fn names_a_file(t: &Tree, e: NodeId) -> bool {
+    let n = t.node(e);
+    n.tokens > 0 && n.tokens <= NAMING_MAX_TOKENS && t.subtree_token_ids(e).first().is_some_and(|&id| NAMING_WORDS.contains(&t.token_text(id)))
+}
+
 /// The file nodes of a bundle's tree ([`Tree::bundle`]) with their paths; empty for a tree
 /// that is no bundle.
 pub(crate) fn bundle_files(t: &Tree) -> Vec<(NodeId, String)> {
@@ -87,10 +162,7 @@ fn naming(t: &Tree, g: NodeId, path: &str) -> Vec<NodeId> {
     let Some(&content) = t.node(g).children.get(1) else { return Vec::new() };
     let p = Path::new(path);
     let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut stem = p.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    if stem == "mod" || stem == "index" {
-        stem = p.parent().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or(stem);
-    }
+    let stem = stem(path);
     if stem.is_empty() {
         return Vec::new();
     }
@@ -103,16 +175,5 @@ fn naming(t: &Tree, g: NodeId, path: &str) -> Vec<NodeId> {
     if !matches!(node.kind, NodeKind::Star | NodeKind::Plus) {
         return Vec::new();
     }
-    node.children
-        .iter()
-        .copied()
-        .filter(|&e| {
-            let n = t.node(e);
-            if n.tokens == 0 || n.tokens > NAMING_MAX_TOKENS {
-                return false;
-            }
-            let toks: Vec<&str> = t.subtree_token_ids(e).iter().map(|&id| t.token_text(id)).collect();
-            NAMING_WORDS.contains(&toks[0]) && toks[1..].iter().any(|tok| names(tok))
-        })
-        .collect()
+    node.children.iter().copied().filter(|&e| names_a_file(t, e) && t.subtree_token_ids(e)[1..].iter().any(|&id| names(t.token_text(id)))).collect()
 }

@@ -403,8 +403,8 @@ pub struct BundleFile {
     pub offset: usize,
     /// The file's text's length, in bytes.
     pub len: usize,
-    /// The file's own tree (its source the file's text); `None` for a file kept as it is,
-    /// whose non-blank text becomes one token.
+    /// The file's own tree (its source the file's text); `None` for a file of another
+    /// language, reduced by lines: a Kleene star of its non-blank lines, each one token.
     pub tree: Option<Tree>,
 }
 
@@ -437,11 +437,24 @@ impl Tree {
                     children.push(NodeId(t.root.0 + base));
                 }
                 None => {
-                    let text = &b.source[f.offset..f.offset + f.len];
-                    let start = f.offset + (text.len() - text.trim_start().len());
-                    let end = f.offset + text.trim_end().len();
-                    if start < end {
-                        children.push(b.token(None, None, start..end));
+                    // Reduced by lines: a Kleene star of its non-blank lines, each one token.
+                    let mut lines = Vec::new();
+                    let mut at = f.offset;
+                    for line in b.source[f.offset..f.offset + f.len].split_inclusive('\n') {
+                        let start = at + (line.len() - line.trim_start().len());
+                        let end = at + line.trim_end().len();
+                        at += line.len();
+                        if start < end {
+                            lines.push(start..end);
+                        }
+                    }
+                    match lines.len() {
+                        0 => {}
+                        1 => children.push(b.token(None, None, lines[0].clone())),
+                        _ => {
+                            let tokens = lines.into_iter().map(|r| b.token(None, None, r)).collect();
+                            children.push(b.node(NodeKind::Star, None, None, tokens));
+                        }
                     }
                 }
             }

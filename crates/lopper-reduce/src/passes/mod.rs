@@ -18,7 +18,8 @@
 //! canonicalization, Vulcan's identifier replacement), [`inline`] (a short definition
 //! inlined where its name is used), [`aliases`] (type aliases inlined whatever their
 //! length), [`bodies`] (a one-expression function inlined at its uses), [`params`] (a local declaration moved into the
-//! parameter list), [`subtrees`] (Vulcan's sub-tree
+//! parameter list), [`hoist`] (a C++ namespace or linkage specification replaced by its
+//! declarations), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
 //! out readably, once, after the fixpoint.
@@ -26,6 +27,7 @@
 pub mod aliases;
 pub mod bodies;
 pub mod external;
+pub mod hoist;
 pub mod identifiers;
 pub mod inline;
 pub mod layout;

@@ -4,14 +4,16 @@
 //! [`Pipeline`] of first, main and last steps that `lopper` and `lopper generate` both
 //! build the same way.
 
-use crate::passes::{aliases, bodies, external, identifiers, inline, layout, literals, params, subtrees, tokens, CoarseSearch, Group, Kind, Pass, PassInfo};
+use crate::passes::{
+    aliases, bodies, external, hoist, identifiers, inline, layout, literals, params, subtrees, tokens, CoarseSearch, Group, Kind, Pass, PassInfo,
+};
 use crate::{definitions, files, instances, perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 15] = [
-    &files::INFO,
+pub const REGISTRY: [&PassInfo; 16] = [
     &definitions::INFO,
+    &files::INFO,
     &instances::INFO,
     &unused::INFO,
     &perses::INFO,
@@ -21,6 +23,7 @@ pub const REGISTRY: [&PassInfo; 15] = [
     &aliases::INFO,
     &bodies::INFO,
     &params::INFO,
+    &hoist::INFO,
     &subtrees::INFO,
     &tokens::INFO,
     &external::CLANG_DELTA,

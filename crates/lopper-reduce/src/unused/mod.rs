@@ -64,6 +64,7 @@ pub(crate) struct UnusedSearch {
 
 impl RoundHooks for UnusedSearch {
     fn round_start(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
+        e.orphan_files(r)?;
         self.remove_unused_all(e, r)
     }
 

@@ -1,0 +1,79 @@
+//! Scope hoisting (C-Vise's `remove-namespace`, without the language): a C++ namespace or
+//! linkage specification (`namespace n { D… }`, `extern "C++" { D… }`, `extern "C" D`) is
+//! replaced by its declarations, which move into the enclosing declaration list. Perses
+//! cannot do this: a replacement puts one node in the place of another, and the body is a
+//! list of several. A hoist that breaks a qualified name (`n::f`) is rejected by the test,
+//! or by a compiler's acceptance under a validity-keeping test. Instance `k` is the `k`-th
+//! such scope in source order, nested ones included.
+
+use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
+use lopper_tree::{EditSet, NodeId};
+
+/// The grammar symbols of a scope that is hoisted (tree-sitter-cpp's names).
+const SCOPES: [&str; 2] = ["namespace_definition", "linkage_specification"];
+
+/// The pass; see the module docs.
+#[derive(Default)]
+pub struct Hoist {
+    instances: Vec<String>,
+}
+
+/// This pass in the registry.
+pub const INFO: PassInfo = PassInfo {
+    name: "hoist",
+    about: "scope hoisting: a C++ namespace or linkage specification (namespace n { ... }, extern \"C++\" { ... }) replaced by its declarations (C-Vise's remove-namespace, without the language)",
+    group: Group::Main,
+    grows: false,
+    kind: Kind::Transformation(create),
+};
+
+/// A new instance of this pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(Hoist::default())
+}
+
+impl Pass for Hoist {
+    fn name(&self) -> &str {
+        INFO.name
+    }
+
+    fn fresh(&self) -> Option<Box<dyn Pass>> {
+        Some(Box::new(Hoist::default()))
+    }
+
+    fn keeps_words(&self) -> bool {
+        true
+    }
+
+    fn prepare(&mut self, cx: Context<'_>) {
+        self.instances.clear();
+        let (t, g) = (cx.tree, cx.grammar);
+        let name = |n: NodeId| t.node(n).symbol.map(|s| g.symbol(s).name.as_str());
+        let mut scopes = Vec::new();
+        t.walk(&EditSet::default(), |n| {
+            if name(n).is_some_and(|s| SCOPES.contains(&s)) {
+                scopes.push(n);
+            }
+            true
+        });
+        let src = t.source();
+        for scope in scopes {
+            // The body ends the scope: a declaration list's inside, or one declaration.
+            let Some(&body) = t.node(scope).children.last() else { continue };
+            let tokens = t.subtree_token_ids(body);
+            let inner = match tokens {
+                [open, .., close] if t.token_text(*open) == "{" && t.token_text(*close) == "}" => span(t, *open).end..span(t, *close).start,
+                [] => continue,
+                _ if name(scope) == Some("linkage_specification") => span(t, tokens[0]).start..span(t, tokens[tokens.len() - 1]).end,
+                _ => continue,
+            };
+            let whole = t.subtree_token_ids(scope);
+            let (start, end) = (span(t, whole[0]).start, span(t, whole[whole.len() - 1]).end);
+            self.instances.push(format!("{}{}{}", &src[..start], src[inner].trim(), &src[end..]));
+        }
+    }
+
+    fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
+        self.instances.get(k).map_or(Instance::Exhausted, |text| Instance::Text(text.clone()))
+    }
+}
