@@ -102,14 +102,13 @@ fn a_directory_reduced_in_place_keeps_its_original_beside_it() {
     let out = run(&["-q"], &test, &[&root], dir.path());
     assert_exit(&out, 0);
     assert!(Command::new(&test).arg(&root).status().unwrap().success());
-    let left = files(&root);
-    assert!(left.contains(&"main.c".to_string()) && left.contains(&"shape.h".to_string()), "{left:?}");
-    assert!(!left.contains(&"unused.h".to_string()) && !left.contains(&"notes.txt".to_string()), "{left:?}");
+    // unused.h and notes.txt go; shape.h, included once, is inlined into main.c.
+    assert_eq!(files(&root), ["main.c"]);
     let orig = dir.path().join("proj.orig");
     assert_eq!(files(&orig).len(), 4, "the original tree is kept");
     assert_eq!(fs::read_to_string(orig.join("main.c")).unwrap(), files_in[0].1);
     let main = fs::read_to_string(root.join("main.c")).unwrap();
-    assert!(!main.contains("helper_count") && !main.contains("unused.h"), "{main}");
+    assert!(!main.contains("helper_count") && !main.contains("#include"), "{main}");
 }
 
 #[test]
@@ -222,7 +221,8 @@ fn a_directory_run_is_locked_interrupted_and_resumed() {
         assert_eq!(fs::read_to_string(orig.join(p)).unwrap(), t, "{p} of the original is kept");
     }
     assert!(Command::new(&test).arg(&root).status().unwrap().success());
-    assert_eq!(files(&root), ["api.h", "main.c"]);
+    // api.h, included once, is inlined.
+    assert_eq!(files(&root), ["main.c"]);
     let resumed = fs::read_to_string(root.join("main.c")).unwrap();
     assert!(!resumed.contains("filler") && size(&root) <= interrupted, "{resumed}");
     let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
@@ -251,6 +251,11 @@ fn a_cpp_tree_with_large_headers_is_cpp_and_each_file_is_laid_out() {
     // The header holds most of the bytes, but `.cpp` tells C++ from C.
     assert_eq!(s["language"], "cpp");
     assert_eq!(s["passes"]["layout"]["accepted"], 1, "{}", s["passes"]);
+    // The header the build needs, included once, is inlined where it was included.
+    assert_eq!(files(&out_dir), ["main.cpp"]);
+    let main = fs::read_to_string(out_dir.join("main.cpp")).unwrap();
+    assert!(main.contains("struct") && !main.contains("#include"), "{main}");
+    assert!(s["passes"]["headers"]["accepted"].as_u64().unwrap() >= 1, "{}", s["passes"]);
     for f in files(&out_dir) {
         let text = fs::read_to_string(out_dir.join(&f)).unwrap();
         assert!(!text.lines().any(|l| !l.is_empty() && l.trim().is_empty()), "{f} is laid out:\n{text}");

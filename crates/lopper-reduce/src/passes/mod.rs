@@ -19,7 +19,7 @@
 //! inlined where its name is used), [`aliases`] (type aliases inlined whatever their
 //! length), [`bodies`] (a one-expression function inlined at its uses), [`params`] (a local declaration moved into the
 //! parameter list), [`hoist`] (a C++ namespace or linkage specification replaced by its
-//! declarations), [`subtrees`] (Vulcan's sub-tree
+//! declarations), [`headers`] (a project's header included once inlined), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
 //! out readably, once, after the fixpoint.
@@ -27,6 +27,7 @@
 pub mod aliases;
 pub mod bodies;
 pub mod external;
+pub mod headers;
 pub mod hoist;
 pub mod identifiers;
 pub mod inline;

@@ -5,13 +5,13 @@
 //! build the same way.
 
 use crate::passes::{
-    aliases, bodies, external, hoist, identifiers, inline, layout, literals, params, subtrees, tokens, CoarseSearch, Group, Kind, Pass, PassInfo,
+    aliases, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, tokens, CoarseSearch, Group, Kind, Pass, PassInfo,
 };
 use crate::{definitions, files, instances, perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 16] = [
+pub const REGISTRY: [&PassInfo; 17] = [
     &definitions::INFO,
     &files::INFO,
     &instances::INFO,
@@ -24,6 +24,7 @@ pub const REGISTRY: [&PassInfo; 16] = [
     &bodies::INFO,
     &params::INFO,
     &hoist::INFO,
+    &headers::INFO,
     &subtrees::INFO,
     &tokens::INFO,
     &external::CLANG_DELTA,
