@@ -155,8 +155,8 @@ fn rust_bodies_become_empty_or_diverging_and_rustc_accepts_them() {
 #[test]
 fn scopes_are_hoisted_where_gxx_still_accepts_the_program() {
     require_tool("g++");
-    // `extern "C++"` can go; `outer` cannot, its name qualifies a call.
-    let src = "extern \"C++\" {\nstruct A { int v; };\nint h();\n}\nnamespace outer {\nint f() { return 1; }\n}\nint trigger() { A a{3}; return a.v + outer::f() + h(); }\n";
+    // The guard and `extern "C++"` can go; `outer` cannot, its name qualifies a call.
+    let src = "#ifndef GUARD\n#define GUARD\nextern \"C++\" {\nstruct A { int v; };\nint h();\n}\n#endif\nnamespace outer {\nint f() { return 1; }\n}\nint trigger() { A a{3}; return a.v + outer::f() + h(); }\n";
     let test = "g++ -std=c++17 -fsyntax-only -x c++ \"$1\" >/dev/null 2>&1 && grep -q 'int trigger' \"$1\"";
     let case = Case::new("a.cpp", src, test);
     assert!(case.passes(&case.program));
@@ -165,5 +165,6 @@ fn scopes_are_hoisted_where_gxx_still_accepts_the_program() {
     let reduced = fs::read_to_string(&case.program).unwrap();
     assert!(case.passes(&case.program), "{reduced}");
     assert!(!reduced.contains("extern") && reduced.contains("struct A { int v; };\nint h();"), "the linkage specification goes: {reduced}");
+    assert!(!reduced.contains("#ifndef") && !reduced.contains("#endif") && reduced.contains("#define GUARD"), "the include guard goes: {reduced}");
     assert!(reduced.contains("namespace outer {"), "a scope a qualified name needs stays: {reduced}");
 }

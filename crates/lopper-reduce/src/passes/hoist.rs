@@ -1,6 +1,7 @@
 //! Scope hoisting (C-Vise's `remove-namespace`, without the language): a C++ namespace or
-//! linkage specification (`namespace n { D… }`, `extern "C++" { D… }`, `extern "C" D`) is
-//! replaced by its declarations, which move into the enclosing declaration list. Perses
+//! linkage specification (`namespace n { D… }`, `extern "C++" { D… }`, `extern "C" D`), or a
+//! C or C++ `#ifdef N … #endif` / `#ifndef N … #endif` without `#else` (an include guard),
+//! is replaced by what it holds, which moves into the enclosing list. Perses
 //! cannot do this: a replacement puts one node in the place of another, and the body is a
 //! list of several. A hoist that breaks a qualified name (`n::f`) is rejected by the test,
 //! or by a compiler's acceptance under a validity-keeping test. Instance `k` is the `k`-th
@@ -10,7 +11,7 @@ use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
 use lopper_tree::{EditSet, NodeId};
 
 /// The grammar symbols of a scope that is hoisted (tree-sitter-cpp's names).
-const SCOPES: [&str; 2] = ["namespace_definition", "linkage_specification"];
+const SCOPES: [&str; 3] = ["namespace_definition", "linkage_specification", "preproc_ifdef"];
 
 /// The pass; see the module docs.
 #[derive(Default)]
@@ -21,7 +22,7 @@ pub struct Hoist {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "hoist",
-    about: "scope hoisting: a C++ namespace or linkage specification (namespace n { ... }, extern \"C++\" { ... }) replaced by its declarations (C-Vise's remove-namespace, without the language)",
+    about: "scope hoisting: a C++ namespace or linkage specification (namespace n { ... }, extern \"C++\" { ... }), or an #ifdef/#ifndef without #else, replaced by what it holds (C-Vise's remove-namespace, without the language)",
     group: Group::Main,
     grows: false,
     kind: Kind::Transformation(create),
@@ -58,6 +59,18 @@ impl Pass for Hoist {
         });
         let src = t.source();
         for scope in scopes {
+            let whole = t.subtree_token_ids(scope);
+            // `#ifdef N … #endif` without `#else`: what lies between `N` and `#endif`.
+            if name(scope) == Some("preproc_ifdef") {
+                let words: Vec<&str> = whole.iter().map(|&id| t.token_text(id)).collect();
+                if whole.len() < 4 || words.iter().any(|w| w.starts_with("#el")) || words[words.len() - 1] != "#endif" {
+                    continue;
+                }
+                let inner = span(t, whole[2]).start..span(t, whole[whole.len() - 1]).start;
+                let (start, end) = (span(t, whole[0]).start, span(t, whole[whole.len() - 1]).end);
+                self.instances.push(format!("{}{}{}", &src[..start], src[inner].trim(), &src[end..]));
+                continue;
+            }
             // The body ends the scope: a declaration list's inside, or one declaration.
             let Some(&body) = t.node(scope).children.last() else { continue };
             let tokens = t.subtree_token_ids(body);
@@ -67,7 +80,6 @@ impl Pass for Hoist {
                 _ if name(scope) == Some("linkage_specification") => span(t, tokens[0]).start..span(t, tokens[tokens.len() - 1]).end,
                 _ => continue,
             };
-            let whole = t.subtree_token_ids(scope);
             let (start, end) = (span(t, whole[0]).start, span(t, whole[whole.len() - 1]).end);
             self.instances.push(format!("{}{}{}", &src[..start], src[inner].trim(), &src[end..]));
         }
