@@ -83,7 +83,8 @@ pub struct Reduction {
     pub transform_counts: Vec<String>,
 }
 
-/// Finds and loads FILE's language: `--lang`, else `--grammar`, else by extension.
+/// Finds and loads FILE's language: `--lang`, else `--grammar`, else by extension, else
+/// plain text by lines.
 ///
 /// # Errors
 /// Exit code 3 with the registry's or the grammar's message.
@@ -92,6 +93,9 @@ pub fn language(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Resu
     let bad = |e: &dyn std::fmt::Display| Fail(exit::BAD_INPUT, e.to_string());
     let reg = Registry::discover(&explicit).map_err(|e| bad(&e))?;
     let entry = reg.choose(file, lang, grammar.is_some()).map_err(|e| bad(&e))?;
+    if lang.is_none() && grammar.is_none() && reg.by_path(file).is_none() {
+        tracing::info!(file = %file.display(), "no language claims its extension: reduced by lines as plain text");
+    }
     entry.load().map_err(|e| bad(&e))
 }
 

@@ -125,7 +125,8 @@ pub struct ReduceArgs {
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// The language (default: from FILE's extension: .c .h .i, .java, .js .mjs .cjs, and
-    /// those the grammars declare; `lopper languages` lists them).
+    /// those the grammars declare; `lopper languages` lists them; plain text by lines,
+    /// `text`, for an extension none claims).
     #[arg(long, value_name = "LANG", hide_possible_values = true, value_parser = Offered { parse: |s| Ok(s.to_string()), names: language_names })]
     pub lang: Option<String>,
     /// A grammar to use: a pest grammar file (NAME.pest) or a tree-sitter grammar folder

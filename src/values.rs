@@ -24,7 +24,7 @@ impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Offer
 
 /// The language names completions offer: the built-in ones and the shipped grammar files.
 pub fn language_names() -> Vec<&'static str> {
-    lopper_parse::Language::ALL.iter().map(|l| l.name()).chain(["js", "json", "smtlib", "lua"]).collect()
+    lopper_parse::Language::ALL.iter().map(|l| l.name()).chain(["js", "json", "smtlib", "lua", lopper_parse::registry::TEXT]).collect()
 }
 
 /// Parses a `--minimizer` name.

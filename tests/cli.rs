@@ -495,20 +495,7 @@ fn memory_stays_flat_however_much_a_test_prints() {
         .arg(&case.program)
         .spawn()
         .unwrap();
-    // lopper's own peak RSS: VmHWM only grows, so its last reading before the exit is the
-    // peak of the run (but for the last few milliseconds).
-    let mut peak_kib = 0u64;
-    let status = loop {
-        if let Ok(s) = fs::read_to_string(format!("/proc/{}/status", child.id())) {
-            if let Some(kib) = s.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()) {
-                peak_kib = peak_kib.max(kib);
-            }
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let (status, peak_kib) = wait_with_peak_rss(&mut child);
     assert_eq!(status.code(), Some(0));
     // Reading whole outputs back took over 100 MB; a tail of 1 MiB per stream takes a few.
     assert!(peak_kib > 0 && peak_kib < 40 * 1024, "peak RSS {peak_kib} KiB");

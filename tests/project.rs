@@ -45,6 +45,11 @@ const CRATE: &[(&str, &str)] = &[
 /// rustc must build the crate, and `lib.rs` keep the literal.
 const CRATE_TEST: &str = "d=$(mktemp -d) && cd \"$1\" && rustc --edition 2021 --crate-type lib --emit=metadata --out-dir \"$d\" src/lib.rs >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 300u16 src/lib.rs";
 
+/// The `--stats` JSON at `path`.
+fn read_stats(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn run(args: &[&str], test: &Path, inputs: &[&Path], cwd: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_lopper")).current_dir(cwd).env("LOPPER_CACHE", cwd.join("cache")).args(args).arg(test).args(inputs).output().unwrap()
 }
@@ -64,7 +69,7 @@ fn a_rust_crate_loses_the_modules_the_test_does_not_need() {
         let out = run(&["-q", "-j", jobs, "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
         assert_exit(&out, 0);
         // --stats counts each file before and after.
-        let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+        let s = read_stats(&stats);
         let counts = s["files"].as_array().unwrap();
         assert_eq!(counts.len(), 4, "{counts:?}");
         for c in counts {
@@ -225,7 +230,7 @@ fn a_directory_run_is_locked_interrupted_and_resumed() {
     assert_eq!(files(&root), ["main.c"]);
     let resumed = fs::read_to_string(root.join("main.c")).unwrap();
     assert!(!resumed.contains("filler") && size(&root) <= interrupted, "{resumed}");
-    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    let s = read_stats(&stats);
     assert!(s["remembered"].as_u64().unwrap() > 0, "the verdict cache answers what the first run judged: {s}");
     assert_eq!(s["warnings"], serde_json::json!([]), "no pass fails on the bundle: {s}");
 }
@@ -247,7 +252,7 @@ fn a_cpp_tree_with_large_headers_is_cpp_and_each_file_is_laid_out() {
     let out = run(&["-q", "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
     assert_exit(&out, 0);
     assert!(Command::new(&test).arg(&out_dir).status().unwrap().success());
-    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    let s = read_stats(&stats);
     // The header holds most of the bytes, but `.cpp` tells C++ from C.
     assert_eq!(s["language"], "cpp");
     assert_eq!(s["passes"]["layout"]["accepted"], 1, "{}", s["passes"]);
@@ -301,6 +306,6 @@ fn a_module_nothing_uses_goes_with_its_mod_line_at_a_round_start() {
     let out = run(&["-q", "--passes", "unused,perses", "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
     assert_exit(&out, 0);
     assert_eq!(files(&out_dir), ["src/lib.rs"]);
-    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    let s = read_stats(&stats);
     assert!(s["passes"]["files"]["accepted"].as_u64().unwrap() >= 1, "{}", s["passes"]);
 }

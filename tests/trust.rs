@@ -52,18 +52,7 @@ fn a_test_that_allocates_without_end_is_stopped_by_the_memory_limit() {
         .arg(&case.program)
         .spawn()
         .unwrap();
-    // lopper's own peak resident size (VmHWM, KiB) while it runs.
-    let mut peak_kib = 0u64;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        let hwm = fs::read_to_string(format!("/proc/{}/status", child.id()))
-            .ok()
-            .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|n| n.parse::<u64>().ok()));
-        peak_kib = peak_kib.max(hwm.unwrap_or(0));
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
+    let (status, peak_kib) = wait_with_peak_rss(&mut child);
     assert_eq!(status.code(), Some(0));
     assert!(peak_kib > 0 && peak_kib < 256 * 1024, "lopper itself stays small while its tests are stopped: {peak_kib} KiB");
     let reduced = fs::read_to_string(&case.program).unwrap();
@@ -98,4 +87,16 @@ fn the_live_line_shows_while_the_original_is_still_being_tested() {
     assert!(screen.contains("testing the original: 2 runs, time limit"), "{screen}");
     assert!(screen.contains("interrupted"), "{screen}");
     assert_eq!(fs::read_to_string(&case.program).unwrap(), PROGRAM);
+}
+
+#[test]
+fn a_text_file_of_an_unknown_kind_is_reduced_by_lines() {
+    let case = Case::new("notes.xyz", "alpha\nbeta KEEP me\ngamma\ndelta\n", "grep -q KEEP \"$1\"");
+    let stats = case.path("stats.json");
+    let out = case.lopper(&["-q", "--no-cache", "--stats", stats.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(s["language"], "text");
+    // The line the test needs, whole; the others gone.
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), "beta KEEP me\n");
 }

@@ -46,6 +46,18 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect()
 }
 
+/// `src` as `file_name` reduced by `--passes passes` under `test`, which must pass on the
+/// original and on the result: the result's text.
+fn reduced_by(passes: &str, file_name: &str, src: &str, test: &str) -> String {
+    let case = Case::new(file_name, src, test);
+    assert!(case.passes(&case.program));
+    let out = case.lopper(&["-q", "--passes", passes]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    reduced
+}
+
 const CPP_TEST: &str = "g++ -std=c++17 -fsyntax-only -Werror=return-type -x c++ \"$1\" >/dev/null 2>&1 && grep -q 'int trigger' \"$1\"";
 
 #[test]
@@ -106,13 +118,7 @@ public class Main {
 fn java_bodies_become_the_smallest_javac_accepts() {
     require_tool("javac");
     let test = "d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && javac -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'int trigger' \"$1\"";
-    let case = Case::new("Main.java", JAVA, test);
-    assert!(case.passes(&case.program));
-    let out = case.lopper(&["-q", "--passes", "definitions"]);
-    assert_exit(&out, 0);
-    let reduced = fs::read_to_string(&case.program).unwrap();
-    assert!(case.passes(&case.program), "{reduced}");
-    let reduced = squash(&reduced);
+    let reduced = squash(&reduced_by("definitions", "Main.java", JAVA, test));
     assert!(reduced.contains("publicvoidadd(intv){}"), "{reduced}");
     assert!(reduced.contains("publicintsize(){thrownull;}"), "{reduced}");
     assert!(reduced.contains("publicMain(intfirst){}"), "{reduced}");
@@ -137,13 +143,7 @@ fn rust_bodies_become_empty_or_diverging_and_rustc_accepts_them() {
     require_tool("rustc");
     // A metadata-only build into a temporary folder (never -o /dev/null: rustc replaces it).
     let test = "d=$(mktemp -d) && rustc --edition 2021 --crate-type lib --emit=metadata --out-dir \"$d\" \"$1\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'let trigger' \"$1\"";
-    let case = Case::new("lib.rs", RUST, test);
-    assert!(case.passes(&case.program));
-    let out = case.lopper(&["-q", "--passes", "definitions"]);
-    assert_exit(&out, 0);
-    let reduced = fs::read_to_string(&case.program).unwrap();
-    assert!(case.passes(&case.program), "{reduced}");
-    let reduced = squash(&reduced);
+    let reduced = squash(&reduced_by("definitions", "lib.rs", RUST, test));
     assert!(reduced.contains("pubfnadd(&mutself,v:u32){}"), "{reduced}");
     assert!(reduced.contains("pubfnsize(&self)->usize{loop{}}"), "{reduced}");
     assert!(reduced.contains("fnname(&self)->String{loop{}}"), "{reduced}");
@@ -158,12 +158,7 @@ fn scopes_are_hoisted_where_gxx_still_accepts_the_program() {
     // The guard and `extern "C++"` can go; `outer` cannot, its name qualifies a call.
     let src = "#ifndef GUARD\n#define GUARD\nextern \"C++\" {\nstruct A { int v; };\nint h();\n}\n#endif\nnamespace outer {\nint f() { return 1; }\n}\nint trigger() { A a{3}; return a.v + outer::f() + h(); }\n";
     let test = "g++ -std=c++17 -fsyntax-only -x c++ \"$1\" >/dev/null 2>&1 && grep -q 'int trigger' \"$1\"";
-    let case = Case::new("a.cpp", src, test);
-    assert!(case.passes(&case.program));
-    let out = case.lopper(&["-q", "--passes", "hoist"]);
-    assert_exit(&out, 0);
-    let reduced = fs::read_to_string(&case.program).unwrap();
-    assert!(case.passes(&case.program), "{reduced}");
+    let reduced = reduced_by("hoist", "a.cpp", src, test);
     assert!(!reduced.contains("extern") && reduced.contains("struct A { int v; };\nint h();"), "the linkage specification goes: {reduced}");
     assert!(!reduced.contains("#ifndef") && !reduced.contains("#endif") && reduced.contains("#define GUARD"), "the include guard goes: {reduced}");
     assert!(reduced.contains("namespace outer {"), "a scope a qualified name needs stays: {reduced}");

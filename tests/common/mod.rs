@@ -98,3 +98,21 @@ pub fn require_tool(tool: &str) {
         );
     }
 }
+
+/// Waits for `child`, reading its peak resident size (`VmHWM`, KiB) as it runs: VmHWM only
+/// grows, so the last reading before the exit is the run's peak (but for its last few
+/// milliseconds). Returns the exit status and that peak.
+pub fn wait_with_peak_rss(child: &mut std::process::Child) -> (std::process::ExitStatus, u64) {
+    let mut peak_kib = 0u64;
+    loop {
+        if let Ok(s) = fs::read_to_string(format!("/proc/{}/status", child.id())) {
+            if let Some(kib) = s.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()) {
+                peak_kib = peak_kib.max(kib);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, peak_kib);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}

@@ -12,8 +12,16 @@ use crate::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_n
 use std::path::{Path, PathBuf};
 
 /// The grammar files shipped with lopper, built into the binary so it works anywhere.
-const SHIPPED_PEST: &[(&str, &str)] =
-    &[("json", include_str!("../grammars/json.pest")), ("smtlib", include_str!("../grammars/smtlib.pest")), ("lua", include_str!("../grammars/lua.pest"))];
+const SHIPPED_PEST: &[(&str, &str)] = &[
+    ("json", include_str!("../grammars/json.pest")),
+    ("smtlib", include_str!("../grammars/smtlib.pest")),
+    ("lua", include_str!("../grammars/lua.pest")),
+    (TEXT, include_str!("../grammars/text.pest")),
+];
+
+/// The shipped language of plain text by lines: a FILE whose extension no language claims
+/// is reduced in it.
+pub const TEXT: &str = "text";
 
 /// Why no language could be chosen.
 #[derive(Debug, thiserror::Error)]
@@ -182,7 +190,8 @@ impl Registry {
     }
 
     /// The language of `file`: the one named `lang` if given, else the first `--grammar`
-    /// entry if `grammar_given`, else the one claiming `file`'s extension.
+    /// entry if `grammar_given`, else the one claiming `file`'s extension, else plain text
+    /// by lines ([`TEXT`]).
     ///
     /// # Errors
     /// [`RegistryError::UnknownLanguage`] or [`RegistryError::UnknownExtension`], with the
@@ -191,7 +200,10 @@ impl Registry {
         match (lang, grammar_given) {
             (Some(l), _) => self.by_name(l).ok_or_else(|| RegistryError::UnknownLanguage { name: l.to_string(), known: self.names() }),
             (None, true) if !self.entries.is_empty() => Ok(&self.entries[0]),
-            (None, _) => self.by_path(file).ok_or_else(|| RegistryError::UnknownExtension { path: file.to_path_buf(), known: self.names() }),
+            (None, _) => self
+                .by_path(file)
+                .or_else(|| self.by_name(TEXT))
+                .ok_or_else(|| RegistryError::UnknownExtension { path: file.to_path_buf(), known: self.names() }),
         }
     }
 

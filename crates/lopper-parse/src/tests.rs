@@ -169,7 +169,9 @@ fn the_registry_chooses_by_name_grammar_and_extension() {
     assert_eq!(by_ext("A.java").unwrap(), "java");
     assert_eq!(by_ext("m.mjs").unwrap(), "javascript");
     assert_eq!(by_ext("q.smt2").unwrap(), "smtlib");
-    assert!(matches!(r.choose(Path::new("m.cobol"), None, false), Err(RegistryError::UnknownExtension { .. })));
+    // An extension no language claims: plain text by lines.
+    assert_eq!(by_ext("m.cobol").unwrap(), "text");
+    assert!(matches!(r.choose(Path::new("m.c"), Some("cobol"), false), Err(RegistryError::UnknownLanguage { .. })));
     assert_eq!(r.choose(Path::new("m.rs"), Some("JS"), false).unwrap().name, "javascript");
     // The built-in C++, Rust, Python and Go; `.h` stays C unless --lang cpp.
     for (file, lang) in
