@@ -249,6 +249,9 @@ impl Generated<'_> {
         // Then the grammar, if there is one: syntax-guided reduction finishes the last tokens.
         if !a.no_then_perses && !interrupted {
             let frontend = match crate::config::language(Path::new(self.name), a.lang.as_deref(), None) {
+                // Lines are no grammar: deleting them would undo what the generator keeps
+                // valid by construction.
+                Ok(f) if f.name() == lopper_parse::registry::TEXT && a.lang.is_none() => None,
                 Ok(f) => Some(f),
                 Err(e) if a.lang.is_some() => return Err(e),
                 Err(_) => None,

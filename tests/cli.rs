@@ -25,9 +25,9 @@ fn original_that_is_not_interesting_exits_5_and_changes_nothing() {
 #[test]
 fn unknown_language_exits_3() {
     let case = Case::new("a.txt", SRC, "exit 0");
-    let out = case.lopper(&[]);
+    let out = case.lopper(&["--lang", "cobol"]);
     assert_exit(&out, 3);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--lang"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown language `cobol`"));
     // --lang overrides the extension (the test accepts anything: a trivial result, allowed).
     let out = case.lopper(&["--lang", "c", "-q", "--allow-trivial"]);
     assert_exit(&out, 0);

@@ -96,7 +96,7 @@ fn a_binary_copied_outside_the_tree_reduces_with_built_in_languages_only() {
     assert_exit(&out, 0);
     let listing = String::from_utf8_lossy(&out.stdout);
     let rows: Vec<&str> = listing.lines().skip(1).filter(|l| !l.starts_with('#')).collect();
-    assert_eq!(rows.len(), 10, "{listing}");
+    assert_eq!(rows.len(), 11, "{listing}");
     assert!(rows.iter().all(|r| r.contains("built-in")), "{listing}");
     assert!(listing.contains("the built-in languages only"), "{listing}");
     let out = run(&["-q", "--no-cache", case.test.to_str().unwrap(), case.program.to_str().unwrap()]);
