@@ -181,11 +181,7 @@ impl Reduction {
         let output = match &project {
             Some(p) => {
                 let (o, backup, notice) = crate::project::ProjectOutput::plan(p, a.output.as_deref())?;
-                let locked = match &p.origin {
-                    crate::project::Origin::Dir(d) => vec![d.clone()],
-                    crate::project::Origin::Files(f) => f.clone(),
-                };
-                Output::project(o, backup, notice, &locked).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
+                Output::project(o, backup, notice).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?
             }
             None => Output::plan(&file, &encoding.encode(&text), a.output.as_deref(), script, &output::ReductionLog::default_dir())
                 .map_err(|e| Fail(exit::OUTPUT, e.to_string()))?

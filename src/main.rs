@@ -446,7 +446,7 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         bytes: r.encoding.encode(&r.text).len(),
         test: r.test_name.clone(),
         jobs: r.jobs,
-        files: r.bundle.then(|| lopper_bundle::split(&r.text).len()),
+        files: report::project_files(&r.text),
     };
     let mut reporter = Reporter::new(&mut r.output, events, start, r.verbosity);
     let identity = TestIdentity::of(&r.test, &r.criteria, &r.file_name);

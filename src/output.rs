@@ -242,13 +242,13 @@ impl Output {
         Ok(plan)
     }
 
-    /// The output of a project ([`crate::project::ProjectOutput::plan`]'s); in place, each
-    /// of `locked` (the folder, or every file named) locked as a single file's run locks it.
+    /// The output of a project ([`crate::project::ProjectOutput::plan`]'s); in place, its
+    /// inputs (the folder, or every file named) locked as a single file's run locks it.
     ///
     /// # Errors
-    /// [`OutputError::Busy`] when another lopper reduces one of `locked` in place.
-    pub fn project(project: crate::project::ProjectOutput, backup: Option<PathBuf>, notice: Option<String>, locked: &[PathBuf]) -> Result<Output, OutputError> {
-        let lock = if backup.is_some() { locked.iter().map(|p| InPlaceLock::acquire(p)).collect::<Result<_, _>>()? } else { Vec::new() };
+    /// [`OutputError::Busy`] when another lopper reduces one of them in place.
+    pub fn project(project: crate::project::ProjectOutput, backup: Option<PathBuf>, notice: Option<String>) -> Result<Output, OutputError> {
+        let lock = if backup.is_some() { project.inputs().iter().map(|p| InPlaceLock::acquire(p)).collect::<Result<_, _>>()? } else { Vec::new() };
         let resumed = project.backup_written();
         Ok(Output {
             path: project.root().to_path_buf(),

@@ -76,7 +76,7 @@ impl Project {
             }
         }
         let ext = by_ext.into_iter().max_by_key(|(e, n)| (*n, !e.is_empty())).map(|(e, _)| e).unwrap_or_default();
-        let (p, _) = self.files.iter().find(|(p, _)| Path::new(p).extension().map(|e| e.to_string_lossy()).unwrap_or_default() == ext).expect("a file has it");
+        let (p, _) = self.files.iter().find(|(p, _)| ext_of(p) == ext).expect("a file has it");
         PathBuf::from(p)
     }
 }
@@ -200,6 +200,14 @@ impl ProjectOutput {
     /// The folder the result is in.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// What an in-place run locks: the folder, or every file named.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        match &self.origin {
+            Origin::Dir(d) => vec![d.clone()],
+            Origin::Files(f) => f.clone(),
+        }
     }
 }
 

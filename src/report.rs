@@ -152,7 +152,7 @@ fn percent(part: usize, whole: usize) -> f64 {
 }
 
 /// The number of files of a project bundle; `None` for a single file.
-fn project_files(text: &str) -> Option<usize> {
+pub fn project_files(text: &str) -> Option<usize> {
     lopper_bundle::is_bundle(text).then(|| lopper_bundle::split(text).len())
 }
 

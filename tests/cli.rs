@@ -488,13 +488,7 @@ fn memory_stays_flat_however_much_a_test_prints() {
     // 100 MB on standard output before the verdict, on every run; the pattern sees the end.
     let case = Case::new("a.c", SRC, "head -c 100000000 /dev/zero | tr '\\0' x; echo END; grep -q main \"$1\"");
     let stats = case.path("s.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lopper"))
-        .env("LOPPER_CACHE", case.path("cache"))
-        .args(["-q", "--no-cache", "-j", "1", "--stdout-regex", "x{1000}END", "--stats", stats.to_str().unwrap()])
-        .arg(&case.test)
-        .arg(&case.program)
-        .spawn()
-        .unwrap();
+    let mut child = case.command(&["-q", "--no-cache", "-j", "1", "--stdout-regex", "x{1000}END", "--stats", stats.to_str().unwrap()]).spawn().unwrap();
     let (status, peak_kib) = wait_with_peak_rss(&mut child);
     assert_eq!(status.code(), Some(0));
     // Reading whole outputs back took over 100 MB; a tail of 1 MiB per stream takes a few.

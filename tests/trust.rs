@@ -45,13 +45,7 @@ fn a_test_that_allocates_without_end_is_stopped_by_the_memory_limit() {
     // which the limit makes fail, so `guard` must stay.
     let src = "int main(void) { int keep = 1; int guard = 2; int other = 3; return keep + guard + other; }\n";
     let case = Case::new("p.c", src, "grep -q keep \"$1\" || exit 1\ngrep -q guard \"$1\" && exit 0\npython3 -c 'b = bytearray(10 << 30)' 2>/dev/null");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lopper"))
-        .env("LOPPER_CACHE", case.path("cache"))
-        .args(["-q", "--no-cache", "--memory-limit", "1024"])
-        .arg(&case.test)
-        .arg(&case.program)
-        .spawn()
-        .unwrap();
+    let mut child = case.command(&["-q", "--no-cache", "--memory-limit", "1024"]).spawn().unwrap();
     let (status, peak_kib) = wait_with_peak_rss(&mut child);
     assert_eq!(status.code(), Some(0));
     assert!(peak_kib > 0 && peak_kib < 256 * 1024, "lopper itself stays small while its tests are stopped: {peak_kib} KiB");

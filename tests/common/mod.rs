@@ -31,16 +31,17 @@ impl Case {
         self.dir.path().join(name)
     }
 
+    /// `lopper ARGS... TEST PROGRAM`, to run or spawn.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lopper"));
+        // A verdict cache of the case's own, not the user's.
+        c.env("LOPPER_CACHE", self.dir.path().join("cache")).args(args).arg(&self.test).arg(&self.program);
+        c
+    }
+
     /// Runs `lopper ARGS... TEST PROGRAM`.
     pub fn lopper(&self, args: &[&str]) -> Output {
-        // A verdict cache of the case's own, not the user's.
-        Command::new(env!("CARGO_BIN_EXE_lopper"))
-            .env("LOPPER_CACHE", self.dir.path().join("cache"))
-            .args(args)
-            .arg(&self.test)
-            .arg(&self.program)
-            .output()
-            .unwrap()
+        self.command(args).output().unwrap()
     }
 
     /// Whether the test passes on `path`.

@@ -143,34 +143,23 @@ fn place<'g>(t: &Tree, f: NodeId, lang: Lang, name: &dyn Fn(NodeId) -> Option<&'
     let inside: Vec<NodeId> = children[1..children.len() - 1].to_vec();
     let body_tokens = t.node(body).tokens as usize;
     let constant = head.iter().any(|&s| s == "constexpr" || s == "consteval" || lang == Lang::Rust && s == "const");
-    if lang == Lang::Rust {
-        let ret = head.iter().position(|&s| s == "->");
-        if head.contains(&"async") || ret.is_some_and(|r| head[r..].contains(&"impl")) {
-            return None;
-        }
-        let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
-        if ret.is_none() {
-            return (body_tokens > 2).then_some(Place { edits, saves: body_tokens - 2, constant });
-        }
-        // `{loop{}}` is four tokens more than `{}`.
-        if body_tokens <= 6 {
-            return None;
-        }
-        edits.push((open, Edit::Text("{loop{}".into())));
-        return Some(Place { edits, saves: body_tokens - 6, constant });
-    }
-    if lang == Lang::Java {
-        let void = head.contains(&"void") || name(f) == Some("constructor_declaration");
-        let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
-        if void {
-            return (body_tokens > 2).then_some(Place { edits, saves: body_tokens - 2, constant });
-        }
-        // `{throw null;}` is four tokens more than `{`; worth it only for a longer body.
-        if body_tokens <= 6 || head.contains(&"abstract") {
-            return None;
-        }
-        edits.push((open, Edit::Text("{throw null;".into())));
-        return Some(Place { edits, saves: body_tokens - 6, constant });
+    // Java and Rust keep a body: an empty one where nothing is returned, else one that
+    // completes abruptly.
+    if lang != Lang::C {
+        let filler = if lang == Lang::Rust {
+            let ret = head.iter().position(|&s| s == "->");
+            if head.contains(&"async") || ret.is_some_and(|r| head[r..].contains(&"impl")) {
+                return None;
+            }
+            ret.map(|_| "{loop{}")
+        } else {
+            let void = head.contains(&"void") || name(f) == Some("constructor_declaration");
+            if !void && head.contains(&"abstract") {
+                return None;
+            }
+            (!void).then_some("{throw null;")
+        };
+        return kept_body(&inside, open, body_tokens, filler, constant);
     }
     // K&R parameter declarations, or a deduced return type without a trailing one.
     if head.last() == Some(&";") {
@@ -215,6 +204,21 @@ fn place<'g>(t: &Tree, f: NodeId, lang: Lang, name: &dyn Fn(NodeId) -> Option<&'
         saves += t.node(init).tokens as usize;
     }
     Some(Place { edits, saves, constant })
+}
+
+/// A body whose statements `inside` go: `{}`, or with `filler` in place of its `{` (one
+/// statement that completes abruptly: `{throw null;`, `{loop{}`, four tokens more than
+/// `{`, so worth it only for a body longer than that).
+fn kept_body(inside: &[NodeId], open: NodeId, body_tokens: usize, filler: Option<&str>, constant: bool) -> Option<Place> {
+    let mut edits: Vec<(NodeId, Edit)> = inside.iter().map(|&n| (n, Edit::Delete)).collect();
+    let Some(filler) = filler else {
+        return (body_tokens > 2).then_some(Place { edits, saves: body_tokens - 2, constant });
+    };
+    if body_tokens <= 6 {
+        return None;
+    }
+    edits.push((open, Edit::Text(filler.into())));
+    Some(Place { edits, saves: body_tokens - 6, constant })
 }
 
 /// A constructor's member initializer list (`: a(1), b(2)`), outside its body.

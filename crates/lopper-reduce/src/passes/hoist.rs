@@ -60,26 +60,7 @@ impl Pass for Hoist {
         let src = t.source();
         for scope in scopes {
             let whole = t.subtree_token_ids(scope);
-            // `#ifdef N … #endif` without `#else`: what lies between `N` and `#endif`.
-            if name(scope) == Some("preproc_ifdef") {
-                let words: Vec<&str> = whole.iter().map(|&id| t.token_text(id)).collect();
-                if whole.len() < 4 || words.iter().any(|w| w.starts_with("#el")) || words[words.len() - 1] != "#endif" {
-                    continue;
-                }
-                let inner = span(t, whole[2]).start..span(t, whole[whole.len() - 1]).start;
-                let (start, end) = (span(t, whole[0]).start, span(t, whole[whole.len() - 1]).end);
-                self.instances.push(format!("{}{}{}", &src[..start], src[inner].trim(), &src[end..]));
-                continue;
-            }
-            // The body ends the scope: a declaration list's inside, or one declaration.
-            let Some(&body) = t.node(scope).children.last() else { continue };
-            let tokens = t.subtree_token_ids(body);
-            let inner = match tokens {
-                [open, .., close] if t.token_text(*open) == "{" && t.token_text(*close) == "}" => span(t, *open).end..span(t, *close).start,
-                [] => continue,
-                _ if name(scope) == Some("linkage_specification") => span(t, tokens[0]).start..span(t, tokens[tokens.len() - 1]).end,
-                _ => continue,
-            };
+            let Some(inner) = inside(t, scope, name(scope) == Some("preproc_ifdef"), name(scope) == Some("linkage_specification")) else { continue };
             let (start, end) = (span(t, whole[0]).start, span(t, whole[whole.len() - 1]).end);
             self.instances.push(format!("{}{}{}", &src[..start], src[inner].trim(), &src[end..]));
         }
@@ -87,5 +68,27 @@ impl Pass for Hoist {
 
     fn instance(&self, _cx: Context<'_>, k: usize) -> Instance {
         self.instances.get(k).map_or(Instance::Exhausted, |text| Instance::Text(text.clone()))
+    }
+}
+
+/// The text scope `scope` holds, as a byte range of the source: between `N` and `#endif`
+/// of an `#ifdef N … #endif` without `#else` (`conditional`); inside the braces of a
+/// declaration list; the one declaration of a `linkage` specification without braces.
+/// `None` for a scope of another shape.
+fn inside(t: &lopper_tree::Tree, scope: NodeId, conditional: bool, linkage: bool) -> Option<std::ops::Range<usize>> {
+    if conditional {
+        let whole = t.subtree_token_ids(scope);
+        let words: Vec<&str> = whole.iter().map(|&id| t.token_text(id)).collect();
+        if whole.len() < 4 || words.iter().any(|w| w.starts_with("#el")) || words[words.len() - 1] != "#endif" {
+            return None;
+        }
+        return Some(span(t, whole[2]).start..span(t, whole[whole.len() - 1]).start);
+    }
+    // The body ends the scope.
+    let body = *t.node(scope).children.last()?;
+    match t.subtree_token_ids(body) {
+        [open, .., close] if t.token_text(*open) == "{" && t.token_text(*close) == "}" => Some(span(t, *open).end..span(t, *close).start),
+        [first, .., last] | [first @ last] if linkage => Some(span(t, *first).start..span(t, *last).end),
+        _ => None,
     }
 }
