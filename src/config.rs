@@ -271,10 +271,12 @@ impl Reduction {
     /// # Errors
     /// Creating an external runner's temporary directory.
     pub fn pipeline(&self, timeout: Duration, interrupt: &Arc<AtomicBool>) -> Result<Pipeline, lopper_reduce::OracleError> {
+        // A command with a count that takes a range (`{to}`) runs in binary-search mode.
         let external = |name: String, cmd: &str, count: Option<&String>| -> Result<Box<dyn Pass>, lopper_reduce::OracleError> {
             let runner = TransformRunner::new(cmd, self.file_name.clone(), timeout, interrupt.clone())?.with_encoding(self.encoding);
             let pass = External::new(name, runner);
             Ok(Box::new(match count {
+                Some(c) if cmd.contains("{to}") => pass.in_binary_search(c),
                 Some(c) => pass.with_count(c),
                 None => pass,
             }))

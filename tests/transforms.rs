@@ -77,6 +77,30 @@ fn clang_delta_passes_reduce_a_c_program() {
 }
 
 #[test]
+fn clang_delta_removes_unused_functions_in_binary_search_mode() {
+    require_tool("gcc");
+    assert!(
+        lopper_reduce::passes::external::find_clang_delta().is_some(),
+        "clang_delta is not installed, and this test runs it: run `tools/test`, or `apt-get install cvise`"
+    );
+    // Eight unused functions and the one the warning needs, which clang_delta also counts
+    // as unused: chunks of them go together, never one at a time.
+    let mut src: String = (0..8).map(|i| format!("static int unused_{i}(int v) {{ return v + {i}; }}\n")).collect();
+    src.push_str("int compute_value(int x) { return x / 0; }\n");
+    let case = Case::new("bin.c", &src, DIV_BY_ZERO);
+    let out = case.lopper(&["-q", "--passes", "clang_delta", "--stats", case.path("stats.json").to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    assert!(!reduced.contains("unused_"), "{reduced}");
+    let s = stats(&case);
+    let pass = &s["passes"]["clang_delta:remove-unused-function"];
+    // All nine at once fail; one at a time would take nine tests.
+    let (tests, accepted) = (pass["tests"].as_u64().unwrap(), pass["accepted"].as_u64().unwrap());
+    assert!(tests < 8 && accepted >= 2, "{tests} tests, {accepted} accepted: {}", s["passes"]);
+}
+
+#[test]
 fn clang_delta_cxx_transformations_reduce_a_cpp_program() {
     require_tool("g++");
     assert!(

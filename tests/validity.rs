@@ -163,3 +163,27 @@ fn scopes_are_hoisted_where_gxx_still_accepts_the_program() {
     assert!(!reduced.contains("#ifndef") && !reduced.contains("#endif") && reduced.contains("#define GUARD"), "the include guard goes: {reduced}");
     assert!(reduced.contains("namespace outer {"), "a scope a qualified name needs stays: {reduced}");
 }
+
+#[test]
+fn unused_parameters_go_with_their_arguments_where_gcc_still_accepts_the_program() {
+    require_tool("gcc");
+    // `b` and `c` are unused: they go with the matching argument of every call, nested
+    // calls too; `a` is used and stays; `v` takes a variadic list and is left alone.
+    let src = "int g(int a, int b, int c) { return a + 1; }\nint h(int x, int y);\nint h(int x, int y) { return y; }\nint v(int n, ...) { return 0; }\nint trigger(void) { int r = g(g(2, 3, 4), 1, 5); return h(r, 0) + g(0, 0, 0) + v(1, 2); }\n";
+    let test = "gcc -std=c99 -fsyntax-only -Werror=implicit-function-declaration -x c \"$1\" >/dev/null 2>&1 && grep -q 'return a + 1' \"$1\"";
+    let reduced = reduced_by("arguments", "a.c", src, test);
+    assert!(reduced.contains("int g(int a) {") && reduced.contains("g(g(2))"), "{reduced}");
+    assert!(reduced.contains("int h(int y);\nint h(int y) {") && reduced.contains("h(0)"), "{reduced}");
+    assert!(reduced.contains("int v(int n, ...)") && reduced.contains("v(1, 2)"), "{reduced}");
+}
+
+#[test]
+fn template_parameters_become_int_and_templates_plain_classes_where_gxx_accepts_them() {
+    require_tool("g++");
+    let src = "template <class T, class U> struct S { T a; U b; int get() { return sizeof(U); } };\ntemplate <typename V> V id(V v) { return v; }\nS<char, long> s;\nS<int, S<int, int> > t;\nint trigger() { return id<int>(s.get()) + t.a; }\n";
+    let test = "g++ -std=c++17 -fsyntax-only -x c++ \"$1\" >/dev/null 2>&1 && grep -q 'get' \"$1\"";
+    let reduced = squash(&reduced_by("templates", "a.cpp", src, test));
+    assert!(!reduced.contains("template") && !reduced.contains('<'), "{reduced}");
+    assert!(reduced.contains("structS{inta;intb;intget(){returnsizeof(int);}};"), "{reduced}");
+    assert!(reduced.contains("intid(intv){returnv;}") && reduced.contains("Ss;St;") && reduced.contains("id(s.get())"), "{reduced}");
+}

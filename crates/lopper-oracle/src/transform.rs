@@ -27,8 +27,9 @@ pub enum TransformOutcome {
 
 /// Runs an external transformation command in Regehr's protocol (docs/transformations.md):
 /// `{file}` is a private copy of the current best that the command may rewrite in place,
-/// `{out}` a path it may write the variant to instead, `{n}` the instance number from 1.
-/// Each run has its own directory under one temporary root, a time limit, and its own
+/// `{out}` a path it may write the variant to instead, `{n}` the instance number from 1
+/// (and `{to}` the last of a range of instances applied together, C-Vise's binary-search
+/// mode; `{n}` when the run is one instance). Each run has its own directory under one temporary root, a time limit, and its own
 /// process group, killed whole afterwards — the same discipline as test runs, so
 /// transformations themselves never spawn processes.
 #[derive(Debug)]
@@ -71,7 +72,16 @@ impl TransformRunner {
     /// [`OracleError::Interrupted`] on Ctrl-C; [`OracleError::Io`] for the run directory or
     /// the shell.
     pub fn run(&self, program: &str, n: usize) -> Result<TransformOutcome, OracleError> {
-        let run = self.execute(&self.command, program, n)?;
+        self.run_range(program, n..=n)
+    }
+
+    /// Runs instances `n` to `to` (from 1, inclusive) together on `program`: `{n}` and
+    /// `{to}` are their bounds (`clang_delta --counter={n} --to-counter={to}`).
+    ///
+    /// # Errors
+    /// As for [`TransformRunner::run`].
+    pub fn run_range(&self, program: &str, range: std::ops::RangeInclusive<usize>) -> Result<TransformOutcome, OracleError> {
+        let run = self.execute(&self.command, program, range)?;
         let (file, out) = (run.dir.join(&self.file_name), run.dir.join(".lopper-out"));
         let outcome = match run.status.and_then(|s| s.code()) {
             Some(0) => {
@@ -98,7 +108,7 @@ impl TransformRunner {
     /// `Ok(Err(why))` when the command fails or prints no number; [`OracleError`] as for
     /// [`TransformRunner::run`].
     pub fn count(&self, command: &str, program: &str) -> Result<Result<usize, String>, OracleError> {
-        let run = self.execute(command, program, 0)?;
+        let run = self.execute(command, program, 0..=0)?;
         if run.status.and_then(|s| s.code()) != Some(0) {
             return Ok(Err(run.failure()));
         }
@@ -107,10 +117,10 @@ impl TransformRunner {
         Ok(last.and_then(|w| w.parse().ok()).ok_or_else(|| format!("`{}` printed no instance count: {:?}", run.line, stdout.trim())))
     }
 
-    /// Runs the command line `command` with `{file}` (holding `program`), `{out}` and `{n}`
-    /// substituted, in a fresh run directory (removed when the [`TransformRun`] is dropped),
+    /// Runs the command line `command` with `{file}` (holding `program`), `{out}`, `{n}` and
+    /// `{to}` (the bounds of `range`) substituted, in a fresh run directory (removed when the [`TransformRun`] is dropped),
     /// with the time limit and the process-group discipline of test runs.
-    fn execute(&self, command: &str, program: &str, n: usize) -> Result<TransformRun, OracleError> {
+    fn execute(&self, command: &str, program: &str, range: std::ops::RangeInclusive<usize>) -> Result<TransformRun, OracleError> {
         let run = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
         let dir = self.root.path().join(format!("x{run}"));
         fs::create_dir(&dir).map_err(io_at(&dir))?;
@@ -118,7 +128,11 @@ impl TransformRunner {
         let out = dir.join(".lopper-out");
         fs::write(&file, self.encoding.encode(program)).map_err(io_at(&file))?;
         let quote = |p: &Path| shell_quote(&p.to_string_lossy());
-        let line = command.replace("{file}", &quote(&file)).replace("{out}", &quote(&out)).replace("{n}", &n.to_string());
+        let line = command
+            .replace("{file}", &quote(&file))
+            .replace("{out}", &quote(&out))
+            .replace("{n}", &range.start().to_string())
+            .replace("{to}", &range.end().to_string());
         let mut run = TransformRun { dir, line, status: None, timeout: self.timeout };
         let open = |name: &str| {
             let path = run.dir.join(name);

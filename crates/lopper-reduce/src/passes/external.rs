@@ -25,6 +25,8 @@ pub struct External {
     spent: Cell<f64>,
     /// What the commands gave on the best they last ran on.
     memo: RefCell<Memo>,
+    /// Whether instances are ranges applied together (C-Vise's binary-search mode).
+    binary: bool,
 }
 
 /// The count and the instances' outcomes (by `{n}`) on one best, known by its BLAKE3 hash:
@@ -35,7 +37,7 @@ pub struct External {
 struct Memo {
     best: Option<[u8; 32]>,
     count: Option<Result<usize, String>>,
-    outcomes: HashMap<usize, TransformOutcome>,
+    outcomes: HashMap<(usize, usize), TransformOutcome>,
 }
 
 impl Memo {
@@ -52,7 +54,27 @@ impl External {
     /// A pass named `name` that runs `runner`'s command with `{n}` = 1, 2, … until there is
     /// no instance.
     pub fn new(name: impl Into<String>, runner: TransformRunner) -> External {
-        External { name: name.into(), runner, count: None, instances: None, interrupted: Cell::new(false), spent: Cell::new(0.0), memo: RefCell::default() }
+        External {
+            name: name.into(),
+            runner,
+            count: None,
+            instances: None,
+            interrupted: Cell::new(false),
+            spent: Cell::new(0.0),
+            memo: RefCell::default(),
+            binary: false,
+        }
+    }
+
+    /// With a count command `count`, C-Vise's binary-search mode (its
+    /// `ClangBinarySearchPass`): over `c` instances, instance `k` is the `k`-th chunk of the
+    /// sizes `c`, `⌈c/2⌉`, `⌈c/4⌉`, …, 1 in turn (all at once first, then halves, …, then
+    /// one by one), applied together by a command that takes `{n}` and `{to}`. About `2c`
+    /// instances where none is accepted; one where all are.
+    pub fn in_binary_search(mut self, count: impl Into<String>) -> External {
+        self.count = Some(count.into());
+        self.binary = true;
+        self
     }
 
     /// With a count command (`{file}`; it prints the number of instances `c` of the current
@@ -104,18 +126,22 @@ impl Pass for External {
     }
 
     fn instance(&self, cx: Context<'_>, k: usize) -> Instance {
-        let n = match &self.instances {
-            None => k + 1,
-            Some(Ok(c)) if k < *c => c - k,
+        let (n, to) = match &self.instances {
+            None => (k + 1, k + 1),
+            Some(Ok(c)) if self.binary => match chunk(*c, k) {
+                Some(range) => range,
+                None => return Instance::Exhausted,
+            },
+            Some(Ok(c)) if k < *c => (c - k, c - k),
             Some(Ok(_)) => return Instance::Exhausted,
             Some(Err(why)) => return Instance::Error(why.clone()),
         };
         self.memo.borrow_mut().on(cx.best);
-        let known = self.memo.borrow().outcomes.get(&n).cloned();
+        let known = self.memo.borrow().outcomes.get(&(n, to)).cloned();
         let outcome = match known {
             Some(o) => Ok(o),
-            None => self.timed(|| self.runner.run(cx.best, n)).inspect(|o| {
-                self.memo.borrow_mut().outcomes.insert(n, o.clone());
+            None => self.timed(|| self.runner.run_range(cx.best, n..=to)).inspect(|o| {
+                self.memo.borrow_mut().outcomes.insert((n, to), o.clone());
             }),
         };
         match outcome {
@@ -142,6 +168,24 @@ impl Pass for External {
     fn prepares_slowly(&self) -> bool {
         self.count.is_some()
     }
+}
+
+/// Chunk `k` of binary-search mode over `c` instances: the bounds (from 1, inclusive) of
+/// the `k`-th chunk of the sizes `c`, `⌈c/2⌉`, …, 1 in turn; `None` past the last.
+pub fn chunk(c: usize, mut k: usize) -> Option<(usize, usize)> {
+    let mut size = c;
+    while size > 0 {
+        let chunks = c.div_ceil(size);
+        if k < chunks {
+            return Some((k * size + 1, ((k + 1) * size).min(c)));
+        }
+        k -= chunks;
+        if size == 1 {
+            break;
+        }
+        size = size.div_ceil(2);
+    }
+    None
 }
 
 /// clang_delta's transformations in the registry: for C and C++ programs, when
@@ -250,11 +294,18 @@ pub fn find_clang_delta() -> Option<PathBuf> {
     on_path.chain(["/usr/lib/cvise/clang_delta", "/usr/libexec/cvise/clang_delta"].map(PathBuf::from)).find(|p| p.is_file())
 }
 
+/// The `clang_delta` transformations that apply a range of instances together
+/// (`--to-counter`), which run in binary-search mode, as C-Vise runs them.
+pub const CLANG_DELTA_BINARY: [&str; 4] = ["replace-function-def-with-decl", "remove-unused-function", "remove-unused-enum-member", "remove-unused-var"];
+
 /// The command line that runs one `clang_delta` transformation in the protocol:
 /// `clang_delta --transformation=T --counter={n} {file} > {out}` (it prints the variant,
 /// and exits 1 when the counter passes the last instance), and its count command,
 /// `clang_delta --query-instances=T {file}`.
+///
+/// For [`CLANG_DELTA_BINARY`], the command takes a range, `--counter={n} --to-counter={to}`.
 pub fn clang_delta(binary: &Path, transformation: &str) -> (String, String) {
     let bin = crate::oracle::shell_quote(&binary.to_string_lossy());
-    (format!("{bin} --transformation={transformation} --counter={{n}} {{file}} > {{out}}"), format!("{bin} --query-instances={transformation} {{file}}"))
+    let to = if CLANG_DELTA_BINARY.contains(&transformation) { " --to-counter={to} --warn-on-counter-out-of-bounds" } else { "" };
+    (format!("{bin} --transformation={transformation} --counter={{n}}{to} {{file}} > {{out}}"), format!("{bin} --query-instances={transformation} {{file}}"))
 }

@@ -18,13 +18,15 @@
 //! canonicalization, Vulcan's identifier replacement), [`inline`] (a short definition
 //! inlined where its name is used), [`aliases`] (type aliases inlined whatever their
 //! length), [`bodies`] (a one-expression function inlined at its uses), [`params`] (a local declaration moved into the
-//! parameter list), [`hoist`] (a C++ namespace or linkage specification replaced by its
+//! parameter list), [`arguments`] (an unused parameter removed with its arguments),
+//! [`templates`] (a template type parameter made `int`), [`hoist`] (a C++ namespace or linkage specification replaced by its
 //! declarations), [`headers`] (a project's header included once inlined), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
 //! out readably, once, after the fixpoint.
 
 pub mod aliases;
+pub mod arguments;
 pub mod bodies;
 pub mod external;
 pub mod headers;
@@ -35,6 +37,7 @@ pub mod layout;
 pub mod literals;
 pub mod params;
 pub mod subtrees;
+pub mod templates;
 pub mod tokens;
 
 use lopper_grammar::PnfGrammar;
@@ -263,12 +266,16 @@ pub(crate) fn outermost_named<'g>(cx: Context<'g>, names: &[&str]) -> Vec<(NodeI
     found
 }
 
-/// `src` with each range of `cuts` (disjoint) replaced by its text.
+/// `src` with each range of `cuts` replaced by its text; a range that starts inside an
+/// earlier one (an edit inside a deleted list, `f(f(a, b), c)`) goes with it.
 pub(crate) fn splice(src: &str, mut cuts: Vec<(std::ops::Range<usize>, &str)>) -> String {
     cuts.sort_by_key(|(r, _)| r.start);
     let mut out = String::with_capacity(src.len());
     let mut at = 0;
     for (r, with) in cuts {
+        if r.start < at {
+            continue;
+        }
         out.push_str(&src[at..r.start]);
         out.push_str(with);
         at = r.end;

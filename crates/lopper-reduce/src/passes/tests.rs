@@ -646,3 +646,13 @@ fn one_expression_functions_are_inlined_at_their_calls_and_value_uses() {
         }
     }
 }
+
+#[test]
+fn binary_search_chunks_halve_down_to_single_instances() {
+    use super::external::chunk;
+    let all: Vec<_> = (0..).map_while(|k| chunk(5, k)).collect();
+    assert_eq!(all, [(1, 5), (1, 3), (4, 5), (1, 2), (3, 4), (5, 5), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]);
+    assert_eq!(chunk(1, 0), Some((1, 1)));
+    assert_eq!(chunk(1, 1), None);
+    assert_eq!(chunk(0, 0), None);
+}

@@ -5,13 +5,14 @@
 //! build the same way.
 
 use crate::passes::{
-    aliases, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, tokens, CoarseSearch, Group, Kind, Pass, PassInfo,
+    aliases, arguments, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, CoarseSearch, Group,
+    Kind, Pass, PassInfo,
 };
 use crate::{definitions, files, instances, perses, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 17] = [
+pub const REGISTRY: [&PassInfo; 19] = [
     &definitions::INFO,
     &files::INFO,
     &instances::INFO,
@@ -23,6 +24,8 @@ pub const REGISTRY: [&PassInfo; 17] = [
     &aliases::INFO,
     &bodies::INFO,
     &params::INFO,
+    &arguments::INFO,
+    &templates::INFO,
     &hoist::INFO,
     &headers::INFO,
     &subtrees::INFO,
