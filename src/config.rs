@@ -44,6 +44,10 @@ pub struct Reduction {
     pub text: String,
     /// Whether `text` is a project's bundle (a DIR or several FILEs).
     pub bundle: bool,
+    /// A project's files carried as they are (binary files, symlinks, `--keep`).
+    pub kept: Vec<lopper_bundle::Kept>,
+    /// What is kept, said once before the run.
+    pub kept_notice: Option<String>,
     /// How the text maps back to the file's bytes.
     pub encoding: Encoding,
     /// Where results go (refused if unsafe).
@@ -130,7 +134,15 @@ impl Reduction {
             (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or DIR, or several FILEs; or --test-cmd 'COMMAND' FILE)".into())),
         };
         // A directory or several files: a project, one bundle through the one pipeline.
-        let project = (inputs.len() > 1 || inputs[0].is_dir()).then(|| crate::project::Project::read(&inputs)).transpose()?;
+        let project = (inputs.len() > 1 || inputs[0].is_dir()).then(|| crate::project::Project::read(&inputs, &a.keep)).transpose()?;
+        if project.is_none() && !a.keep.is_empty() {
+            return Err(Fail(exit::USAGE, "--keep names files of a project: give a DIR or several FILEs".into()));
+        }
+        if let Some(p) = &project {
+            if let Some(k) = a.keep.iter().find(|k| !p.kept.iter().any(|f| crate::project::at_or_under(&f.path, k))) {
+                return Err(Fail(exit::USAGE, format!("--keep {}: no file of the project is there", k.display())));
+            }
+        }
         let file = match &project {
             Some(p) => match &p.origin {
                 crate::project::Origin::Dir(d) => d.clone(),
@@ -242,6 +254,8 @@ impl Reduction {
             frontend,
             text,
             bundle: project.is_some(),
+            kept: project.as_ref().map_or_else(Vec::new, |p| p.kept.clone()),
+            kept_notice: project.as_ref().and_then(|p| p.kept_notice()),
             encoding,
             output,
             timeout: a.timeout.map(Duration::from_secs_f64),

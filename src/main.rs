@@ -124,6 +124,11 @@ pub struct ReduceArgs {
     /// Write the result here instead of reducing FILE in place.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// For a project: keep the files at or under PATH (relative to DIR, or as given) as
+    /// they are, carried into every test run unreduced, as binary files and symlinks always
+    /// are (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub keep: Vec<PathBuf>,
     /// The language (default: from FILE's extension: .c .h .i, .java, .js .mjs .cjs, and
     /// those the grammars declare; `lopper languages` lists them; plain text by lines,
     /// `text`, for an extension none claims).
@@ -364,6 +369,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         .with_jobs(r.jobs)
         .with_criteria(r.criteria.clone())
         .with_encoding(r.encoding)
+        .with_kept(r.kept.clone())
         .keep_temps(r.keep_temps);
     if let Some(dir) = &r.work_dir {
         oracle = oracle.with_work_dir(dir).map_err(|e| Fail(exit::USAGE, format!("--work-dir: {e}")))?;
@@ -380,6 +386,9 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             eprintln!("lopper: {} is not UTF-8; reducing it as Latin-1 bytes (written back byte for byte)", r.file.display());
         }
         if let Some(n) = r.output.notice.take() {
+            eprintln!("lopper: {n}");
+        }
+        if let Some(n) = &r.kept_notice {
             eprintln!("lopper: {n}");
         }
     }
@@ -449,7 +458,7 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         files: report::project_files(&r.text),
     };
     let mut reporter = Reporter::new(&mut r.output, events, start, r.verbosity);
-    let identity = TestIdentity::of(&r.test, &r.criteria, &r.file_name);
+    let identity = TestIdentity::of(&r.test, &r.criteria, &r.file_name).with_kept(&r.kept);
     let (result, cache_warning) =
         runtime::with_verdicts(oracle, r.cache_dir.as_deref(), identity, |oracle| reduce(&r.frontend, &r.text, oracle, &r.options, pipeline, &mut reporter));
     reporter.finish();

@@ -3,6 +3,7 @@
 //! back as a tree of files.
 
 use crate::{exit, Fail};
+use lopper_bundle::{Kept, KeptFile};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -15,46 +16,81 @@ pub enum Origin {
     Files(Vec<PathBuf>),
 }
 
-/// A project read from disk: each regular file's path (relative, `/`-separated, sorted for a
-/// directory, as given for files) and text.
+/// A project read from disk: each text file's path (relative, `/`-separated, sorted for a
+/// directory, as given for files) and text, and the files carried as they are.
 #[derive(Debug)]
 pub struct Project {
     /// Where it came from.
     pub origin: Origin,
-    /// (path, text) per file.
+    /// (path, text) per file reduced.
     pub files: Vec<(String, String)>,
+    /// The files not reduced: binary files (NUL bytes, not UTF-8), symlinks, and those
+    /// `--keep` names; in every run's tree and every output as they are.
+    pub kept: Vec<Kept>,
 }
 
 impl Project {
-    /// Reads the project at `inputs`: one directory, or several files.
+    /// Reads the project at `inputs`: one directory, or several files; the paths at or
+    /// under one of `keep` (relative to the directory, or as the files are given) are kept.
     ///
     /// # Errors
-    /// A [`Fail`] (exit code for a bad input) naming a file that is not UTF-8 text, a path
-    /// outside the current directory, or a folder that cannot be read.
-    pub fn read(inputs: &[PathBuf]) -> Result<Project, Fail> {
+    /// A [`Fail`] (exit code for a bad input) naming a path outside the current directory,
+    /// a folder that cannot be read, or a project with no text file to reduce.
+    pub fn read(inputs: &[PathBuf], keep: &[PathBuf]) -> Result<Project, Fail> {
         let bad = |m: String| Fail(exit::BAD_INPUT, m);
+        let kept_by_user = |rel: &str| keep.iter().any(|k| at_or_under(rel, k));
+        let mut project = Project { origin: Origin::Files(inputs.to_vec()), files: Vec::new(), kept: Vec::new() };
+        let mut add = |rel: String, path: &Path, link: bool| -> Result<(), Fail> {
+            let file = if link {
+                KeptFile::Symlink(fs::read_link(path).map_err(|e| bad(format!("cannot read {}: {e}", path.display())))?)
+            } else {
+                let bytes = fs::read(path).map_err(|e| bad(format!("cannot read {}: {e}", path.display())))?;
+                match String::from_utf8(bytes) {
+                    Ok(text) if !text.contains('\0') && !kept_by_user(&rel) => {
+                        project.files.push((rel, text));
+                        return Ok(());
+                    }
+                    Ok(text) => KeptFile::Bytes(text.into_bytes()),
+                    Err(e) => KeptFile::Bytes(e.into_bytes()),
+                }
+            };
+            project.kept.push(Kept { path: rel, file });
+            Ok(())
+        };
         if let [dir] = inputs {
             let mut paths = Vec::new();
             walk(dir, Path::new(""), &mut paths).map_err(|e| bad(format!("cannot read {}: {e}", dir.display())))?;
             paths.sort();
-            if paths.is_empty() {
-                return Err(bad(format!("{} holds no file to reduce", dir.display())));
+            for (p, link) in paths {
+                add(p.clone(), &dir.join(&p), link)?;
             }
-            let files = paths.into_iter().map(|p| Ok((p.clone(), text(&dir.join(&p))?))).collect::<Result<_, Fail>>()?;
-            return Ok(Project { origin: Origin::Dir(dir.clone()), files });
+            project.origin = Origin::Dir(dir.clone());
+        } else {
+            for f in inputs {
+                let rel = f.to_string_lossy().trim_start_matches("./").to_string();
+                if !lopper_bundle::safe_path(&rel) {
+                    return Err(Fail(exit::USAGE, format!("{}: give several FILEs by paths below the current directory (or one DIR)", f.display())));
+                }
+                if !f.is_file() {
+                    return Err(bad(format!("{} is not a file", f.display())));
+                }
+                add(rel, f, false)?;
+            }
         }
-        let mut files = Vec::new();
-        for f in inputs {
-            let rel = f.to_string_lossy().trim_start_matches("./").to_string();
-            if !lopper_bundle::safe_path(&rel) {
-                return Err(Fail(exit::USAGE, format!("{}: give several FILEs by paths below the current directory (or one DIR)", f.display())));
-            }
-            if !f.is_file() {
-                return Err(bad(format!("{} is not a file", f.display())));
-            }
-            files.push((rel, text(f)?));
+        if project.files.is_empty() {
+            let what = if project.kept.is_empty() { "no file" } else { "no text file" };
+            return Err(bad(format!("{} holds {what} to reduce", inputs[0].display())));
         }
-        Ok(Project { origin: Origin::Files(inputs.to_vec()), files })
+        Ok(project)
+    }
+
+    /// What is kept as it is, for a notice: `None` when nothing is.
+    pub fn kept_notice(&self) -> Option<String> {
+        let links = self.kept.iter().filter(|k| matches!(k.file, KeptFile::Symlink(_))).count();
+        let files = self.kept.len() - links;
+        let names: Vec<&str> = self.kept.iter().take(3).map(|k| k.path.as_str()).collect();
+        let more = if self.kept.len() > 3 { ", ..." } else { "" };
+        (!self.kept.is_empty()).then(|| format!("keeping {files} file(s) and {links} symlink(s) as they are, unreduced: {}{more}", names.join(", ")))
     }
 
     /// The bundle of every file.
@@ -81,33 +117,28 @@ impl Project {
     }
 }
 
-/// The regular files under `root/rel`, by path below `root`; symlinks and special files are
-/// left out (kept as they are where the tree is rewritten in place).
-fn walk(root: &Path, rel: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
+/// Whether the project's path `path` is `at` or lies under it (`at` as the user gave it:
+/// a leading `./` or a final `/` allowed).
+pub fn at_or_under(path: &str, at: &Path) -> bool {
+    let at = at.to_string_lossy();
+    let at = at.trim_start_matches("./").trim_end_matches('/');
+    path == at || path.strip_prefix(at).is_some_and(|r| r.starts_with('/'))
+}
+
+/// The regular files and symlinks under `root/rel`, by path below `root`, each with whether
+/// it is a symlink (never followed); special files (FIFOs, sockets) are left out.
+fn walk(root: &Path, rel: &Path, out: &mut Vec<(String, bool)>) -> std::io::Result<()> {
     for entry in fs::read_dir(root.join(rel))? {
         let entry = entry?;
         let kind = entry.file_type()?;
         let path = rel.join(entry.file_name());
         if kind.is_dir() {
             walk(root, &path, out)?;
-        } else if kind.is_file() {
-            out.push(path.to_string_lossy().into_owned());
+        } else if kind.is_file() || kind.is_symlink() {
+            out.push((path.to_string_lossy().into_owned(), kind.is_symlink()));
         }
     }
     Ok(())
-}
-
-fn text(path: &Path) -> Result<String, Fail> {
-    let bytes = fs::read(path).map_err(|e| Fail(exit::BAD_INPUT, format!("cannot read {}: {e}", path.display())))?;
-    if bytes.contains(&0) {
-        return Err(Fail(
-            exit::BAD_INPUT,
-            format!("{} is not text (it holds NUL bytes); move it out of the project, or reduce it alone with --lang", path.display()),
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| {
-        Fail(exit::BAD_INPUT, format!("{} is not UTF-8 text; projects are reduced as UTF-8 (reduce it alone to have it read as Latin-1)", path.display()))
-    })
 }
 
 /// Where a project's bests go: in place (each file's original kept: `DIR.orig` as a copy of
@@ -123,6 +154,8 @@ pub struct ProjectOutput {
     backup_pending: bool,
     /// In place.
     in_place: bool,
+    /// The files kept as they are, still to be written to `-o OUTDIR` (in place they stay).
+    kept_pending: Vec<Kept>,
 }
 
 impl ProjectOutput {
@@ -137,7 +170,14 @@ impl ProjectOutput {
             if out.exists() && !(out.is_dir() && fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false)) {
                 return Err(Fail(exit::OUTPUT, format!("-o {}: for a project, -o names a folder that does not exist yet or is empty", out.display())));
             }
-            let o = ProjectOutput { origin: project.origin.clone(), root: out.to_path_buf(), paths, backup_pending: false, in_place: false };
+            let o = ProjectOutput {
+                origin: project.origin.clone(),
+                root: out.to_path_buf(),
+                paths,
+                backup_pending: false,
+                in_place: false,
+                kept_pending: project.kept.clone(),
+            };
             return Ok((o, None, None));
         }
         let (root, backup) = match &project.origin {
@@ -148,7 +188,11 @@ impl ProjectOutput {
             Origin::Dir(_) if backup.exists() => (false, Some(format!("keeping the existing {} as the original", backup.display()))),
             _ => (true, None),
         };
-        Ok((ProjectOutput { origin: project.origin.clone(), root, paths, backup_pending: pending, in_place: true }, Some(backup), notice))
+        Ok((
+            ProjectOutput { origin: project.origin.clone(), root, paths, backup_pending: pending, in_place: true, kept_pending: Vec::new() },
+            Some(backup),
+            notice,
+        ))
     }
 
     /// Whether the originals are kept (in place) and made.
@@ -175,6 +219,10 @@ impl ProjectOutput {
                 }
             }
             self.backup_pending = false;
+        }
+        if !self.kept_pending.is_empty() {
+            lopper_reduce::oracle::executor::write_kept(&self.root, &self.kept_pending).map_err(std::io::Error::other)?;
+            self.kept_pending.clear();
         }
         let files = lopper_bundle::split(text);
         for f in files.iter().filter(|f| lopper_bundle::safe_path(f.path)) {
@@ -211,7 +259,8 @@ impl ProjectOutput {
     }
 }
 
-/// Copies the regular files and folders under `from` to `to` (made here).
+/// Copies the regular files, symlinks (as symlinks) and folders under `from` to `to` (made
+/// here).
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     fs::create_dir_all(to)?;
     for entry in fs::read_dir(from)? {
@@ -219,6 +268,8 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         let kind = entry.file_type()?;
         if kind.is_dir() {
             copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(entry.path())?, to.join(entry.file_name()))?;
         } else if kind.is_file() {
             fs::copy(entry.path(), to.join(entry.file_name()))?;
         }

@@ -309,3 +309,51 @@ fn a_module_nothing_uses_goes_with_its_mod_line_at_a_round_start() {
     let s = read_stats(&stats);
     assert!(s["passes"]["files"]["accepted"].as_u64().unwrap() >= 1, "{}", s["passes"]);
 }
+
+#[test]
+fn binary_files_symlinks_and_kept_paths_reach_every_test_as_they_are() {
+    require_tool("gcc");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    tree(
+        &root,
+        &[
+            ("main.c", "#include \"util.h\"\nint unused_a(void) { return 4; }\nint main(void) { return helper(); }\n"),
+            ("util.h", "int helper(void);\nint other(int x);\n"),
+            ("notes/README", "do not\ntouch this\n"),
+        ],
+    );
+    let blob: &[u8] = b"\x7fELF\x00\x01\x02\xff\xfe";
+    fs::write(root.join("data.bin"), blob).unwrap();
+    std::os::unix::fs::symlink("util.h", root.join("alias.h")).unwrap();
+    fs::write(dir.path().join("blob.ref"), blob).unwrap();
+    // The test needs the blob's bytes, the symlink and the notes in every candidate tree.
+    let test = dir.path().join("test.sh");
+    let check = format!(
+        "cd \"$1\" && cmp -s data.bin '{}' && [ -L alias.h ] && grep -q touch notes/README && gcc -fsyntax-only -include alias.h main.c >/dev/null 2>&1 && grep -q helper main.c",
+        dir.path().join("blob.ref").display()
+    );
+    write_script(&test, &check);
+    let out_dir = dir.path().join("out");
+    let out = run(&["--keep", "notes/", "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keeping 2 file(s) and 1 symlink(s) as they are"), "{err}");
+    // The result has them too, unreduced, while the C files were reduced.
+    assert_eq!(fs::read(out_dir.join("data.bin")).unwrap(), blob);
+    assert_eq!(fs::read_link(out_dir.join("alias.h")).unwrap(), Path::new("util.h"));
+    assert_eq!(fs::read_to_string(out_dir.join("notes/README")).unwrap(), "do not\ntouch this\n");
+    assert!(!fs::read_to_string(out_dir.join("main.c")).unwrap().contains("unused_a"));
+    let ok = Command::new("sh").arg(&test).arg(&out_dir).current_dir(&out_dir).status().unwrap();
+    assert!(ok.success());
+    // In place: the original tree, symlink included, goes to DIR.orig; the kept files stay.
+    let out = run(&["-q", "--keep", "notes"], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    let orig = dir.path().join("proj.orig");
+    assert_eq!(fs::read_link(orig.join("alias.h")).unwrap(), Path::new("util.h"));
+    assert_eq!(fs::read(root.join("data.bin")).unwrap(), blob);
+    assert!(fs::read_to_string(root.join("main.c")).unwrap().len() < fs::read_to_string(orig.join("main.c")).unwrap().len());
+    // --keep must name something of the project.
+    let out = run(&["-q", "--keep", "nowhere"], &test, &[&root], dir.path());
+    assert_exit(&out, 2);
+}

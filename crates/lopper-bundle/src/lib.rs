@@ -67,6 +67,25 @@ pub fn safe_path(path: &str) -> bool {
     !path.is_empty() && !path.starts_with('/') && !path.contains(['\0', '\n']) && path.split('/').all(|p| !p.is_empty() && p != "." && p != "..")
 }
 
+/// A file of a project that is not reduced but carried as it is into every run directory
+/// and every output: a binary file, a symlink, or a file the user asked to keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// The path under the project's root ([`safe_path`]).
+    pub path: String,
+    /// What is there.
+    pub file: KeptFile,
+}
+
+/// What a [`Kept`] path holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeptFile {
+    /// A regular file's bytes.
+    Bytes(Vec<u8>),
+    /// A symlink's target, as the link holds it.
+    Symlink(std::path::PathBuf),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

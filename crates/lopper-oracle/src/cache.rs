@@ -54,6 +54,24 @@ impl TestIdentity {
         h.update(file_name.as_encoded_bytes());
         TestIdentity(*h.finalize().as_bytes())
     }
+
+    /// This identity for a project that carries `kept` into every run (paths and contents
+    /// hashed): a changed binary file or symlink starts afresh.
+    pub fn with_kept(self, kept: &[lopper_bundle::Kept]) -> TestIdentity {
+        if kept.is_empty() {
+            return self;
+        }
+        let mut h = blake3::Hasher::new();
+        h.update(&self.0);
+        for k in kept {
+            h.update(b"\0").update(k.path.as_bytes());
+            match &k.file {
+                lopper_bundle::KeptFile::Bytes(b) => h.update(b"\0file\0").update(blake3::hash(b).as_bytes()),
+                lopper_bundle::KeptFile::Symlink(t) => h.update(b"\0link\0").update(t.as_os_str().as_encoded_bytes()),
+            };
+        }
+        TestIdentity(*h.finalize().as_bytes())
+    }
 }
 
 /// An [`Oracle`] that answers from the persistent store what it can and asks `inner` the rest.

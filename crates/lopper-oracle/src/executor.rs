@@ -90,6 +90,8 @@ pub struct LocalExecutor {
     pub(crate) memory_limit_kib: Option<u64>,
     /// Whether the test reads the candidate on standard input too.
     pub(crate) stdin: bool,
+    /// A project's files carried as they are into every run's tree.
+    pub(crate) kept: Arc<[lopper_bundle::Kept]>,
     runs: u64,
     running: Vec<Running>,
 }
@@ -119,6 +121,7 @@ impl LocalExecutor {
             launcher: Vec::new(),
             memory_limit_kib: None,
             stdin: false,
+            kept: Arc::new([]),
             runs: 0,
             running: Vec::new(),
         })
@@ -187,6 +190,25 @@ pub fn write_bundle(root: &Path, text: &str) -> Result<(), OracleError> {
     Ok(())
 }
 
+/// Writes the files `kept` under `root` as they are: bytes, or symlinks to their targets.
+///
+/// # Errors
+/// [`OracleError`] naming the file that could not be written.
+pub fn write_kept(root: &Path, kept: &[lopper_bundle::Kept]) -> Result<(), OracleError> {
+    for k in kept.iter().filter(|k| lopper_bundle::safe_path(&k.path)) {
+        let path = root.join(&k.path);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(io_at(parent))?;
+        }
+        match &k.file {
+            lopper_bundle::KeptFile::Bytes(b) => fs::write(&path, b),
+            lopper_bundle::KeptFile::Symlink(target) => std::os::unix::fs::symlink(target, &path),
+        }
+        .map_err(io_at(&path))?;
+    }
+    Ok(())
+}
+
 /// A temporary root for run directories in `parent`, removed when dropped.
 fn new_root(parent: &Path) -> Result<tempfile::TempDir, OracleError> {
     tempfile::Builder::new().prefix("lopper-").tempdir_in(parent).map_err(io_at(parent))
@@ -205,6 +227,7 @@ impl Executor for LocalExecutor {
             // directory (C-Vise runs a test for several files in their folder).
             let root = dir.join("tree");
             write_bundle(&root, candidate)?;
+            write_kept(&root, &self.kept)?;
             root
         } else {
             let path = dir.join(&self.file_name);

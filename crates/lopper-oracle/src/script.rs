@@ -110,6 +110,13 @@ impl ScriptOracle {
         self
     }
 
+    /// Carries a project's `kept` files (binary files, symlinks) as they are into every
+    /// run's tree, beside the candidate's files.
+    pub fn with_kept(mut self, kept: Vec<lopper_bundle::Kept>) -> Self {
+        self.exec.kept = kept.into();
+        self
+    }
+
     /// Writes candidates in `encoding` (the input's).
     pub fn with_encoding(mut self, encoding: Encoding) -> Self {
         self.exec.encoding = encoding;
