@@ -103,6 +103,32 @@ pub fn language(file: &Path, lang: Option<&str>, grammar: Option<&Path>) -> Resu
     entry.load().map_err(|e| bad(&e))
 }
 
+/// The languages of a project's files that `main` does not own, by extension: each
+/// extension a language of the registry claims (plain text aside), each language loaded
+/// once. The other files are reduced by lines.
+///
+/// # Errors
+/// Exit code 3 with the registry's or the grammar's message.
+fn other_languages(p: &crate::project::Project, main: &Frontend) -> Result<Vec<(String, Frontend)>, Fail> {
+    let bad = |e: &dyn std::fmt::Display| Fail(exit::BAD_INPUT, e.to_string());
+    let reg = Registry::discover(&[]).map_err(|e| bad(&e))?;
+    let mut out: Vec<(String, Frontend)> = Vec::new();
+    for (path, _) in &p.files {
+        let path = Path::new(path);
+        let Some(ext) = path.extension().and_then(|e| e.to_str()) else { continue };
+        if main.owns(&path.to_string_lossy()) || out.iter().any(|(e, _)| e == ext) {
+            continue;
+        }
+        let Some(entry) = reg.by_path(path).filter(|e| e.name != lopper_parse::registry::TEXT && e.name != main.name()) else { continue };
+        let language = match out.iter().find(|(_, f)| f.name() == entry.name) {
+            Some((_, f)) => f.clone(),
+            None => entry.load().map_err(|e| bad(&e))?,
+        };
+        out.push((ext.to_string(), language));
+    }
+    Ok(out)
+}
+
 /// Reads a program: UTF-8 text, or any other bytes as Latin-1 (each byte one character), with
 /// the encoding that writes it back byte for byte.
 ///
@@ -169,7 +195,11 @@ impl Reduction {
             stdin: a.stdin,
         };
         let language_of = project.as_ref().map_or(file.clone(), |p| p.main_file());
-        let frontend = language(&language_of, a.lang.as_deref(), a.grammar.as_deref())?;
+        let mut frontend = language(&language_of, a.lang.as_deref(), a.grammar.as_deref())?;
+        if let Some(p) = project.as_ref().filter(|_| a.lang.is_none() && a.grammar.is_none()) {
+            let others = other_languages(p, &frontend)?;
+            frontend = frontend.with_others(others);
+        }
         let (text, encoding) = match &project {
             Some(p) => (p.bundle(), Encoding::Utf8),
             None => read_program(&file)?,

@@ -278,7 +278,7 @@ struct FileCounts {
 
 /// Per file of the original bundle, its counts there and in `result`.
 fn file_counts(r: &Reduction, result: &str) -> Vec<FileCounts> {
-    let tokens = |path: &str, text: &str| r.frontend.owns(path).then(|| r.frontend.parse(text).ok().map(|p| p.tree.token_count())).flatten();
+    let tokens = |path: &str, text: &str| r.frontend.for_file(path).and_then(|l| l.parse(text).ok()).map(|p| p.tree.token_count());
     let after = lopper_bundle::split(result);
     lopper_bundle::split(&r.text)
         .into_iter()

@@ -357,3 +357,50 @@ fn binary_files_symlinks_and_kept_paths_reach_every_test_as_they_are() {
     let out = run(&["-q", "--keep", "nowhere"], &test, &[&root], dir.path());
     assert_exit(&out, 2);
 }
+
+#[test]
+fn each_file_is_reduced_in_its_own_language() {
+    require_tool("gcc");
+    require_tool("python3");
+    require_tool("node");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("mixed");
+    // C has the most bytes: the project's language. The JavaScript is one line, which no
+    // reduction by lines can shrink; parsed as JavaScript, its unused function goes.
+    tree(&root, &[
+        ("main.c", "#include <stdio.h>\nint helper(int x) { return x + 1; }\nint twice(int x) { return 2 * x; }\nint main(void) { printf(\"%d\\n\", helper(2)); return 0; }\n"),
+        ("gen.py", "def unused_one(a, b):\n    return a * b\n\nprint('MARK', [i * 2 for i in range(3)])\n"),
+        ("app.js", "function unusedJs(a) { return a + 1; } console.log('JSMARK', [1, 2].length);\n"),
+    ]);
+    let test = dir.path().join("test.sh");
+    write_script(
+        &test,
+        "cd \"$1\" && python3 gen.py | grep -q MARK && node app.js | grep -q JSMARK && gcc -fsyntax-only main.c 2>/dev/null && grep -q helper main.c",
+    );
+    let stats = dir.path().join("stats.json");
+    let out = run(&["-q", "--stats", stats.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    let js = fs::read_to_string(root.join("app.js")).unwrap();
+    assert!(!js.contains("unusedJs") && js.contains("JSMARK"), "{js}");
+    let py = fs::read_to_string(root.join("gen.py")).unwrap();
+    assert!(!py.contains("unused_one") && py.contains("MARK"), "{py}");
+    // Each file counted in its own language's tokens.
+    let s = read_stats(&stats);
+    for f in s["files"].as_array().unwrap() {
+        assert!(f["tokens_before"].as_u64().unwrap() > 10, "{f}");
+    }
+    let ok = Command::new("sh").arg(&test).arg(&root).current_dir(&root).status().unwrap();
+    assert!(ok.success());
+    // With --lang, one language for all: the others by lines, their tokens not counted.
+    let stats = dir.path().join("stats2.json");
+    let out = run(
+        &["-q", "--lang", "c", "--stats", stats.to_str().unwrap(), "-o", dir.path().join("o").to_str().unwrap()],
+        &test,
+        &[&dir.path().join("mixed.orig")],
+        dir.path(),
+    );
+    assert_exit(&out, 0);
+    let s = read_stats(&stats);
+    let js = s["files"].as_array().unwrap().iter().find(|f| f["path"] == "app.js").unwrap().clone();
+    assert!(js["tokens_before"].is_null(), "{js}");
+}

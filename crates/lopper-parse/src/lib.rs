@@ -94,6 +94,9 @@ pub struct Frontend {
     name: String,
     grammar: PnfGrammar,
     backend: Backend,
+    /// For a project: the languages of its other files, by extension (see
+    /// [`Frontend::with_others`]).
+    others: Arc<Vec<(String, Frontend)>>,
 }
 
 #[derive(Clone)]
@@ -124,7 +127,7 @@ impl Frontend {
         let g = load_tree_sitter_json(grammar_json)?;
         let grammar = normalize(&g)?;
         let kinds = grammar.symbols.iter().map(|s| s.cst.as_ref().map_or(0, |k| ts.id_for_node_kind(&k.kind, k.named))).collect();
-        Ok(Frontend { name: name.to_string(), grammar, backend: Backend::TreeSitter(ts, kinds) })
+        Ok(Frontend { name: name.to_string(), grammar, backend: Backend::TreeSitter(ts, kinds), others: Arc::default() })
     }
 
     /// A grammar-file language from the text of a pest grammar: loaded, normalized with the
@@ -137,7 +140,7 @@ impl Frontend {
         let file = load_pest(name, text)?;
         let grammar = perses_normalize(&normalize(&file.ir)?)?;
         let backend = PestBackend::new(&file, &grammar)?;
-        Ok(Frontend { name: name.to_string(), grammar, backend: Backend::Pest(Arc::new(backend)) })
+        Ok(Frontend { name: name.to_string(), grammar, backend: Backend::Pest(Arc::new(backend)), others: Arc::default() })
     }
 
     /// Checks that `text` is a program of this language where that is required: a
@@ -148,7 +151,7 @@ impl Frontend {
     /// [`ParseError::Syntax`] with pest's message when a grammar file rejects `text`.
     pub fn check(&self, text: &str) -> Result<(), ParseError> {
         if lopper_bundle::is_bundle(text) {
-            return lopper_bundle::split(text).iter().filter(|f| self.owns(f.path)).try_for_each(|f| self.check(f.text));
+            return lopper_bundle::split(text).iter().try_for_each(|f| self.for_file(f.path).map_or(Ok(()), |l| l.check(f.text)));
         }
         match &self.backend {
             Backend::TreeSitter(..) => Ok(()),
@@ -183,27 +186,49 @@ impl Frontend {
         }
     }
 
-    /// The tree of a project bundle ([`lopper_bundle`]): each file this language
-    /// [owns](Frontend::owns) parsed on its own (plain trees when `plain`), the others
-    /// reduced by lines (a star of line tokens), under [`Tree::bundle`]'s star of files; the files' statistics
-    /// added up.
+    /// With the languages of a project's other files: `others` pairs an extension (without
+    /// the dot) with the language its files are parsed in. Each such file gets its own
+    /// language's tree (its lists, optionals and tokens; no symbols of this grammar, so
+    /// the passes that know symbols leave it alone) and its own language's syntax check.
+    pub fn with_others(mut self, others: Vec<(String, Frontend)>) -> Frontend {
+        self.others = Arc::new(others);
+        self
+    }
+
+    /// The language a project's file at `path` is parsed in: this one if it
+    /// [owns](Frontend::owns) the file, else the one [`Frontend::with_others`] gave for its
+    /// extension; `None` for a file reduced by lines.
+    pub fn for_file(&self, path: &str) -> Option<&Frontend> {
+        if self.owns(path) {
+            return Some(self);
+        }
+        let ext = std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
+        self.others.iter().find(|(e, _)| e == ext).map(|(_, f)| f)
+    }
+
+    /// The tree of a project bundle ([`lopper_bundle`]): each file parsed on its own in its
+    /// language ([`Frontend::for_file`]; plain trees when `plain`), the others reduced by
+    /// lines (a star of line tokens), under [`Tree::bundle`]'s star of files; the files'
+    /// statistics added up.
     fn parse_bundle(&self, text: &str, plain: bool) -> Result<Parsed, ParseError> {
         let mut stats = MatchStats::default();
         let mut files = Vec::new();
         for f in lopper_bundle::split(text) {
-            let tree = if !self.owns(f.path) {
-                None
-            } else if plain {
-                Some(self.parse_plain(f.text)?)
-            } else {
-                let p = self.parse(f.text)?;
-                stats.inner_nodes += p.stats.inner_nodes;
-                stats.matched += p.stats.matched;
-                stats.opaque += p.stats.opaque;
-                stats.syntax_errors += p.stats.syntax_errors;
-                Some(p.tree)
+            let language = self.for_file(f.path);
+            let tree = match language {
+                None => None,
+                Some(l) if plain => Some(l.parse_plain(f.text)?),
+                Some(l) => {
+                    let p = l.parse(f.text)?;
+                    stats.inner_nodes += p.stats.inner_nodes;
+                    stats.matched += p.stats.matched;
+                    stats.opaque += p.stats.opaque;
+                    stats.syntax_errors += p.stats.syntax_errors;
+                    Some(p.tree)
+                }
             };
-            files.push(lopper_tree::BundleFile { header: f.header, offset: f.offset, len: f.text.len(), tree });
+            let foreign = language.is_some_and(|l| !std::ptr::eq(l, self));
+            files.push(lopper_tree::BundleFile { header: f.header, offset: f.offset, len: f.text.len(), tree, foreign });
         }
         Ok(Parsed { tree: Tree::bundle(text.to_string(), files), stats })
     }
@@ -276,7 +301,7 @@ impl Frontend {
     pub fn syntax_errors(&self, text: &str) -> Result<usize, ParseError> {
         if lopper_bundle::is_bundle(text) {
             let files = lopper_bundle::split(text);
-            return files.iter().filter(|f| self.owns(f.path)).map(|f| self.syntax_errors(f.text)).sum();
+            return files.iter().filter_map(|f| Some(self.for_file(f.path)?.syntax_errors(f.text))).sum();
         }
         match &self.backend {
             Backend::TreeSitter(ts, _) => Ok(count_errors(&Self::cst(ts, text)?)),

@@ -403,16 +403,22 @@ pub struct BundleFile {
     pub offset: usize,
     /// The file's text's length, in bytes.
     pub len: usize,
-    /// The file's own tree (its source the file's text); `None` for a file of another
-    /// language, reduced by lines: a Kleene star of its non-blank lines, each one token.
+    /// The file's own tree (its source the file's text); `None` for a file of a kind no
+    /// language claims, reduced by lines: a Kleene star of its non-blank lines, each one
+    /// token.
     pub tree: Option<Tree>,
+    /// Whether `tree` is another grammar's (a project's file in a second language): its
+    /// nodes keep their shape — lists, optionals, tokens — but lose their symbols, which
+    /// name the other grammar's.
+    pub foreign: bool,
 }
 
 impl Tree {
     /// The tree of a project bundle (`source`, the bundle's text): a Kleene star of files,
     /// each a regular node of its header token and its file's tree, the file trees' nodes
     /// and comments moved to their place in `source`. Deleting a file's node deletes the
-    /// file; the files' own nodes keep their symbols (one grammar for all of them).
+    /// file; the files' own nodes keep their symbols (one grammar for all of them), those of
+    /// a `foreign` file none.
     pub fn bundle(source: String, files: Vec<BundleFile>) -> Tree {
         let mut b = TreeBuilder::new(source);
         let mut elements = Vec::with_capacity(files.len());
@@ -430,6 +436,8 @@ impl Tree {
                             parent: n.parent.map(|p| NodeId(p.0 + base)),
                             children: n.children.iter().map(|c| NodeId(c.0 + base)).collect(),
                             text: n.text.as_ref().map(shift),
+                            symbol: if f.foreign { None } else { n.symbol },
+                            slot: if f.foreign { None } else { n.slot },
                             ..n.clone()
                         });
                     }

@@ -241,17 +241,18 @@ fn drop_comments(e: &mut Engine<'_>, tree: &Tree) -> Result<(), OracleError> {
 /// Not where indentation is syntax (Python): the layout's indentation follows brackets.
 /// A project's files are laid out one by one.
 fn layout(e: &mut Engine<'_>) -> Result<(), OracleError> {
-    if e.frontend.indentation_is_syntax() {
+    if e.frontend.indentation_is_syntax() && !lopper_bundle::is_bundle(&e.j.best) {
         return Ok(());
     }
     let Some(tree) = e.parse_best() else { return Ok(()) };
     e.j.set_pass(passes::layout::INFO.name);
-    // A project: each file of the language laid out on its own, the others as they are.
+    // A project: each file with a language laid out on its own (not where indentation is
+    // syntax), the others as they are.
     let laid_out = if lopper_bundle::is_bundle(&e.j.best) {
         let files: Vec<(&str, String)> = lopper_bundle::split(&e.j.best)
             .into_iter()
             .map(|f| {
-                let own = e.frontend.owns(f.path).then(|| e.frontend.parse(f.text).ok()).flatten();
+                let own = e.frontend.for_file(f.path).filter(|l| !l.indentation_is_syntax()).and_then(|l| l.parse(f.text).ok());
                 (f.path, own.map_or_else(|| f.text.to_string(), |p| passes::layout::layout(&p.tree)))
             })
             .collect();
