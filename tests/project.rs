@@ -404,3 +404,26 @@ fn each_file_is_reduced_in_its_own_language() {
     let js = s["files"].as_array().unwrap().iter().find(|f| f["path"] == "app.js").unwrap().clone();
     assert!(js["tokens_before"].is_null(), "{js}");
 }
+
+#[test]
+fn the_example_project_gives_the_same_bytes_and_counts_at_j1_and_j2() {
+    require_tool("gcc");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/c-project");
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for jobs in ["1", "2"] {
+        let out_dir = dir.path().join(format!("out{jobs}"));
+        let stats = dir.path().join(format!("stats{jobs}.json"));
+        let args = ["-q", "--no-cache", "-j", jobs, "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()];
+        let out = run(&args, &example.join("test.sh"), &[&example.join("project")], dir.path());
+        assert_exit(&out, 0);
+        let s = read_stats(&stats);
+        let texts: Vec<(String, String)> = files(&out_dir).into_iter().map(|p| (p.clone(), fs::read_to_string(out_dir.join(&p)).unwrap())).collect();
+        let counts: Vec<(String, u64, u64)> =
+            s["passes"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v["tests"].as_u64().unwrap(), v["accepted"].as_u64().unwrap())).collect();
+        seen.push((texts, s["tests"].clone(), counts));
+    }
+    assert_eq!(seen[0], seen[1]);
+    // The headers went: included once each, they were inlined or deleted.
+    assert_eq!(seen[0].0.len(), 1, "{:?}", seen[0].0);
+}

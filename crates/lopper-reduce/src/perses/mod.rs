@@ -140,7 +140,9 @@ impl Engine<'_> {
                             }
                         }
                     }
-                    let (judged, won) = self.reduce_simple(r, (n, task), first, &mut heap)?;
+                    // Observed node by node, as a run with a lookahead of 1 sees them.
+                    let (before, judged, won) = self.reduce_simple(r, (n, task), first, &mut heap)?;
+                    streak.observe(before, false);
                     streak.observe(judged, won);
                     continue;
                 }
@@ -269,9 +271,10 @@ impl Engine<'_> {
     /// and the round goes on from there with the new state. The heap is copied only to
     /// look ahead (never with a lookahead of 1), once per node that has candidates.
     ///
-    /// Returns how many candidates were judged (in order: a sequential run's count) and
-    /// whether the last of them was interesting.
-    fn reduce_simple(&mut self, r: &mut Round, n: (NodeId, Task), first: Candidates, heap: &mut Heap) -> Result<(usize, bool), OracleError> {
+    /// Returns how many candidates were judged before the last node judged (all failed),
+    /// how many of that node's, and whether its last was interesting: what a sequential
+    /// run observes node by node, whatever the lookahead.
+    fn reduce_simple(&mut self, r: &mut Round, n: (NodeId, Task), first: Candidates, heap: &mut Heap) -> Result<(usize, usize, bool), OracleError> {
         let lookahead = self.opts.search.window.max(1);
         let n = (n.0, first.2);
         // Per node of the group: the node and its task, and the heap right after it was
@@ -282,7 +285,8 @@ impl Engine<'_> {
         // The order past the group, as if every candidate failed: built on first need.
         let mut ahead: Option<Heap> = None;
         let mut grows = true;
-        let mut judged = 0;
+        // Judged so far, per node of the group.
+        let mut judged: Vec<usize> = vec![0];
         loop {
             while grows && !stream.is_empty() && stream.len() < lookahead {
                 let next = ahead.get_or_insert_with(|| {
@@ -301,6 +305,7 @@ impl Engine<'_> {
                 };
                 if !cands.is_empty() {
                     group.push(((m, task), Some(next.clone())));
+                    judged.push(0);
                     stream.extend(cands.into_iter().map(|e| (group.len() - 1, e, pass)));
                 }
                 Self::push_after(r, (m, task), next);
@@ -310,23 +315,26 @@ impl Engine<'_> {
                     Some(a) => *heap = a,
                     None => Self::push_after(r, n, heap),
                 }
-                return Ok((judged, false));
+                let last = judged.iter().rposition(|&j| j > 0).unwrap_or(0);
+                return Ok((judged[..last].iter().sum(), judged[last], false));
             }
             let window: Vec<(usize, EditSet, &'static str)> = stream.drain(..stream.len().min(lookahead)).collect();
             let passes: Vec<&'static str> = window.iter().map(|w| w.2).collect();
             let owners: Vec<usize> = window.iter().map(|w| w.0).collect();
             let size = window.len();
-            if let Some(i) = self.try_batch(r, window.into_iter().map(|w| w.1).collect(), &passes, None)? {
-                // A sequential run judges up to the winner, not the window past it.
-                judged += i + 1;
+            let winner = self.try_batch(r, window.into_iter().map(|w| w.1).collect(), &passes, None)?;
+            // A sequential run judges up to the winner, not the window past it.
+            for &o in &owners[..winner.map_or(size, |i| i + 1)] {
+                judged[o] += 1;
+            }
+            if let Some(i) = winner {
                 let (m, taken) = group.swap_remove(owners[i]);
                 if let Some(taken) = taken {
                     *heap = taken;
                 }
                 Self::push_after(r, m, heap);
-                return Ok((judged, true));
+                return Ok((judged[..owners[i]].iter().sum(), judged[owners[i]], true));
             }
-            judged += size;
         }
     }
 

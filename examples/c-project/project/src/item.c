@@ -1,0 +1,4 @@
+#include "item.h"
+double item_value(const struct item *it) {
+    return it->count * it->price;
+}
