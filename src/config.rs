@@ -87,6 +87,10 @@ pub struct Reduction {
     pub transform_counts: Vec<String>,
 }
 
+/// Every how many accepted candidates one is replayed during a reduction (one test each,
+/// besides the first and the eighth accepted: see `Judge`).
+pub const REPLAY_EVERY: usize = 32;
+
 /// Finds and loads FILE's language: `--lang`, else `--grammar`, else by extension, else
 /// plain text by lines.
 ///
@@ -267,7 +271,7 @@ impl Reduction {
             algorithm: a.algorithm,
             search: SearchOptions { minimizer: a.minimizer, ..SearchOptions::perses(crate::runtime::window(jobs)) },
             threads: jobs,
-            replay_every: if a.assume_deterministic { 0 } else { crate::trust::REPLAY_EVERY },
+            replay_every: if a.assume_deterministic { 0 } else { REPLAY_EVERY },
             confirm: false,
         };
         let verbosity = match (a.quiet, a.verbose) {

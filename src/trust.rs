@@ -9,10 +9,6 @@ use crate::{exit, Fail};
 use lopper_reduce::oracle::{Oracle, ScriptOracle};
 use lopper_reduce::{Outcome, Verdict};
 
-/// Every how many accepted candidates one is replayed during a reduction (one test each,
-/// besides the first and the eighth accepted: see `Judge`).
-pub const REPLAY_EVERY: usize = 32;
-
 /// Replays of the result at the end.
 const RESULT_REPLAYS: usize = 2;
 

@@ -112,10 +112,7 @@ impl SearchOptions {
     }
 }
 
-/// The names the searches count under in `Stats::pass_stats`: Perses' (and the
-/// baselines') list deletion, and Perses' replacement.
-pub(crate) const LIST: &str = "list";
-pub(crate) const REPLACE: &str = "replace";
+pub(crate) use crate::stats::{LIST, REPLACE};
 
 /// What every search shares: the language, the settings, the judging layer and how
 /// candidates are rendered.
@@ -244,6 +241,13 @@ pub(crate) trait FollowUp {
     fn gone(&self) -> &HashSet<NodeId>;
 }
 
+/// What else each deletion of a list minimizer takes (the unused search's `Dependents`:
+/// the items that use what it deletes).
+pub(crate) trait Closure {
+    /// Marks in `deleted` (one flag per item) every item that must go with those marked.
+    fn close(&self, deleted: &mut [bool]);
+}
+
 /// One list deletion by the list minimizer ([`Engine::ddmin_delete`]).
 pub(crate) struct Deletion<'d> {
     /// The items of the round's tree to minimize.
@@ -263,7 +267,7 @@ pub(crate) struct Deletion<'d> {
     /// The list minimizer, where not the search options' own.
     pub(crate) minimizer: Option<&'d dyn ListMinimizer>,
     /// Each deletion also takes the items that use what it deletes (no head then).
-    pub(crate) dependents: Option<&'d crate::unused::Dependents>,
+    pub(crate) dependents: Option<&'d dyn Closure>,
 }
 
 impl<'d> Deletion<'d> {

@@ -157,11 +157,19 @@ impl Progress for NoProgress {
 /// The name under which the original's test, comment removal and re-parsing are counted.
 pub const OTHER: &str = "other";
 
+/// The names the searches count under in `Stats::pass_stats`: Perses' (and the
+/// baselines') list deletion, and Perses' replacement.
+pub(crate) const LIST: &str = "list";
+/// See [`LIST`].
+pub(crate) const REPLACE: &str = "replace";
+/// The name Perses' combined candidates (`perses::bulk`) count under.
+pub(crate) const BULK: &str = "bulk";
+
 /// The names `Stats::pass_stats` counts under that are not passes of the registry, each
 /// with one sentence: Perses' parts, counted apart, and [`OTHER`].
 pub const COUNTED_APART: [(&str, &str); 4] = [
-    (crate::engine::LIST, "part of perses: ddmin over the elements of a Kleene star/plus list (also the baselines' list deletion)"),
-    (crate::engine::REPLACE, "part of perses: a node replaced by a descendant its symbol subsumes"),
-    (crate::perses::bulk::BULK, "part of perses: the first candidates of several nodes judged as one while tests pass"),
+    (LIST, "part of perses: ddmin over the elements of a Kleene star/plus list (also the baselines' list deletion)"),
+    (REPLACE, "part of perses: a node replaced by a descendant its symbol subsumes"),
+    (BULK, "part of perses: the first candidates of several nodes judged as one while tests pass"),
     (OTHER, "not a pass: the original's first test, comment removal and re-parsing"),
 ];

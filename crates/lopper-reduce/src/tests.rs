@@ -257,6 +257,7 @@ fn a_replacement_waits_behind_a_large_child_not_behind_a_small_one() {
 
 #[test]
 fn a_deletion_takes_the_elements_that_use_what_it_deletes() {
+    use crate::engine::Closure;
     let f = Frontend::new(Language::C).unwrap();
     let src = "int a;\nint f(void) { return a; }\nint g(void) { return f(); }\nint h;\nint k(void) { return h; }\n";
     let tree = f.parse(src).unwrap().tree;

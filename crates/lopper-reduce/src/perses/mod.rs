@@ -87,6 +87,10 @@ pub(crate) trait RoundHooks {
     /// The follow-ups of a ddmin over `items` (a list's live elements, deleted one by one)
     /// from the round's state `base`.
     fn follow_up<'s>(&self, g: &'s PnfGrammar, items: &'s [NodeId], base: &'s EditSet) -> Box<dyn FollowUp + 's>;
+
+    /// What each deletion of `items` (a list's live elements of `tree`, whose live nodes
+    /// are `live`) takes along: the items that use what it deletes; `None` where none does.
+    fn dependents(&self, tree: &Tree, live: &[bool], g: &PnfGrammar, items: &[NodeId]) -> Option<Box<dyn crate::engine::Closure>>;
 }
 
 /// `hooks`, reborrowed for one call.
@@ -357,12 +361,11 @@ impl Engine<'_> {
         let empty = if may_empty { Empty::DeleteList(n) } else { Empty::Never };
         let base = r.state.clone();
         let g = self.g;
-        let mut follow = hooks.filter(|_| may_empty && head.is_none() && children.len() > 1).map(|h| h.follow_up(g, &children, &base));
+        let hooks = hooks.filter(|_| may_empty && head.is_none() && children.len() > 1);
         // With the unused search: deletions take their uses along, where names are
         // resolved before the program runs.
-        let dependents = (follow.is_some() && children.len() >= crate::unused::DEPENDENTS_MIN_ITEMS && self.static_names())
-            .then(|| crate::unused::Dependents::new(&r.tree, &r.live, g, &children))
-            .flatten();
+        let dependents = hooks.as_ref().filter(|_| self.static_names()).and_then(|h| h.dependents(&r.tree, &r.live, g, &children));
+        let mut follow = hooks.map(|h| h.follow_up(g, &children, &base));
         let deletion = Deletion {
             items: children.clone(),
             head,
@@ -370,7 +373,7 @@ impl Engine<'_> {
             done: None,
             follow: follow.as_mut().map(|f| &mut **f as &mut dyn FollowUp),
             minimizer: None,
-            dependents: dependents.as_ref(),
+            dependents: dependents.as_deref(),
         };
         self.ddmin_delete(r, deletion).map(drop)
     }

@@ -62,10 +62,12 @@ impl Dependents {
         }
         any.then_some(Dependents { users })
     }
+}
 
+impl crate::engine::Closure for Dependents {
     /// Marks in `deleted` (one flag per element) every element that uses, transitively, a
     /// name an already marked element declares.
-    pub(crate) fn close(&self, deleted: &mut [bool]) {
+    fn close(&self, deleted: &mut [bool]) {
         let mut stack: Vec<usize> = (0..deleted.len()).filter(|&i| deleted[i]).collect();
         while let Some(d) = stack.pop() {
             for &u in &self.users[d] {

@@ -71,6 +71,13 @@ impl RoundHooks for UnusedSearch {
     fn follow_up<'s>(&self, g: &'s PnfGrammar, items: &'s [NodeId], base: &'s EditSet) -> Box<dyn FollowUp + 's> {
         Box::new(Freed::new(g, items, base))
     }
+
+    fn dependents(&self, tree: &Tree, live: &[bool], g: &PnfGrammar, items: &[NodeId]) -> Option<Box<dyn crate::engine::Closure>> {
+        if items.len() < DEPENDENTS_MIN_ITEMS {
+            return None;
+        }
+        Dependents::new(tree, live, g, items).map(|d| Box::new(d) as Box<dyn crate::engine::Closure>)
+    }
 }
 
 impl UnusedSearch {
