@@ -46,8 +46,6 @@ pub struct Reduction {
     pub bundle: bool,
     /// A project's files carried as they are (binary files, symlinks, `--keep`).
     pub kept: Vec<lopper_bundle::Kept>,
-    /// What is kept, said once before the run.
-    pub kept_notice: Option<String>,
     /// How the text maps back to the file's bytes.
     pub encoding: Encoding,
     /// Where results go (refused if unsafe).
@@ -118,12 +116,11 @@ fn other_languages(p: &crate::project::Project, main: &Frontend) -> Result<Vec<(
     let reg = Registry::discover(&[]).map_err(|e| bad(&e))?;
     let mut out: Vec<(String, Frontend)> = Vec::new();
     for (path, _) in &p.files {
-        let path = Path::new(path);
-        let Some(ext) = path.extension().and_then(|e| e.to_str()) else { continue };
-        if main.owns(&path.to_string_lossy()) || out.iter().any(|(e, _)| e == ext) {
+        let Some(ext) = Path::new(path).extension().and_then(|e| e.to_str()) else { continue };
+        if main.owns(path) || out.iter().any(|(e, _)| e == ext) {
             continue;
         }
-        let Some(entry) = reg.by_path(path).filter(|e| e.name != lopper_parse::registry::TEXT && e.name != main.name()) else { continue };
+        let Some(entry) = reg.by_path(Path::new(path)).filter(|e| e.name != lopper_parse::registry::TEXT && e.name != main.name()) else { continue };
         let language = match out.iter().find(|(_, f)| f.name() == entry.name) {
             Some((_, f)) => f.clone(),
             None => entry.load().map_err(|e| bad(&e))?,
@@ -167,11 +164,6 @@ impl Reduction {
         let project = (inputs.len() > 1 || inputs[0].is_dir()).then(|| crate::project::Project::read(&inputs, &a.keep)).transpose()?;
         if project.is_none() && !a.keep.is_empty() {
             return Err(Fail(exit::USAGE, "--keep names files of a project: give a DIR or several FILEs".into()));
-        }
-        if let Some(p) = &project {
-            if let Some(k) = a.keep.iter().find(|k| !p.kept.iter().any(|f| crate::project::at_or_under(&f.path, k))) {
-                return Err(Fail(exit::USAGE, format!("--keep {}: no file of the project is there", k.display())));
-            }
         }
         let file = match &project {
             Some(p) => match &p.origin {
@@ -289,7 +281,6 @@ impl Reduction {
             text,
             bundle: project.is_some(),
             kept: project.as_ref().map_or_else(Vec::new, |p| p.kept.clone()),
-            kept_notice: project.as_ref().and_then(|p| p.kept_notice()),
             encoding,
             output,
             timeout: a.timeout.map(Duration::from_secs_f64),

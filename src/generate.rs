@@ -3,7 +3,8 @@
 //! (`lopper_reduce::generator`), and, when the output's language is known, finishes with the
 //! usual pipeline on the smallest output.
 
-use crate::{exit, runtime, sanity_failure_message, Fail};
+use crate::trust::sanity_failure_message;
+use crate::{exit, runtime, Fail};
 use clap::Args;
 use lopper_reduce::generator::trace::Trace;
 use lopper_reduce::generator::{self, GenOptions, GenProgress, GenStats, Strategy};

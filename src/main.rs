@@ -295,51 +295,7 @@ fn run(cli: Cli) -> Result<(), Fail> {
 }
 
 /// Ctrl-C before the original's first verdict: nothing was written.
-const INTERRUPTED_EARLY: &str = "interrupted before the first test finished; nothing was changed";
-
-/// The last lines of a test's output, indented, for an error message ("" if none).
-fn output_tail(output: &str) -> String {
-    if output.trim().is_empty() {
-        return String::new();
-    }
-    let lines: Vec<&str> = output.lines().rev().take(15).collect();
-    let mut s = String::from("\n  the test's last output lines:");
-    for l in lines.iter().rev() {
-        s.push_str("\n    ");
-        s.push_str(l);
-    }
-    s
-}
-
-/// The message and exit code for an original that failed its sanity runs.
-fn sanity_failure(r: &Reduction, e: SanityError) -> Fail {
-    sanity_failure_message(e, &format!("the original {}", r.file.display()), &format!("\n  reproduce: {}", r.reproduce_command()))
-}
-
-/// The message and exit code for a failed sanity check of `what` ("the original FILE"),
-/// with `reproduce` ("" or a line starting with a newline) after the first line.
-pub fn sanity_failure_message(e: SanityError, what: &str, reproduce: &str) -> Fail {
-    match e {
-        SanityError::TooSlow { limit, output } => Fail(
-            exit::TOO_SLOW,
-            format!("the test is too slow on {what}: it did not finish within {} s (--timeout).{reproduce}{}", limit.as_secs_f64(), output_tail(&output)),
-        ),
-        SanityError::NotInteresting { runs, output } => {
-            Fail(exit::NOT_INTERESTING, format!("{what} is not interesting: the test said no ({runs} runs).{reproduce}{}", output_tail(&output)))
-        }
-        SanityError::Flaky { yes, no, output } => Fail(
-            exit::FLAKY,
-            format!(
-                "the test is flaky: on {what}, unchanged, it said yes {yes} times and no {no} times; a reducer needs a deterministic test.{reproduce}{}",
-                output_tail(&output)
-            ),
-        ),
-        SanityError::Oracle(OracleError::Interrupted) => Fail(exit::INTERRUPTED, INTERRUPTED_EARLY.into()),
-        // A file-system error (a full disk, say) is no fault of the test's.
-        SanityError::Oracle(e @ OracleError::Io { .. }) => Fail(exit::ERROR, format!("cannot run the test: {e}")),
-        SanityError::Oracle(e) => Fail(exit::BAD_TEST, format!("cannot run the test: {e}")),
-    }
-}
+pub const INTERRUPTED_EARLY: &str = "interrupted before the first test finished; nothing was changed";
 
 fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
     if a.list_algorithms {
@@ -388,7 +344,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         if let Some(n) = r.output.notice.take() {
             eprintln!("lopper: {n}");
         }
-        if let Some(n) = &r.kept_notice {
+        if let Some(n) = project::kept_notice(&r.kept) {
             eprintln!("lopper: {n}");
         }
     }
@@ -423,11 +379,11 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
     if let Some(l) = line {
         l.finish_and_clear();
     }
-    let sane = sane.map_err(|e| sanity_failure(r, e))?;
+    let sane = sane.map_err(|e| trust::sanity_failure(r, e))?;
     if let Some((yes, no)) = sane.flaky {
         if r.assume_deterministic {
             let output = String::new();
-            return Err(sanity_failure(r, SanityError::Flaky { yes, no, output }));
+            return Err(trust::sanity_failure(r, SanityError::Flaky { yes, no, output }));
         }
         // Shrink Ray's answer to a nondeterministic test: go on, confirming each accepted
         // candidate by more runs; the end checks decide whether the result stands.

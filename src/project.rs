@@ -35,7 +35,8 @@ impl Project {
     ///
     /// # Errors
     /// A [`Fail`] (exit code for a bad input) naming a path outside the current directory,
-    /// a folder that cannot be read, or a project with no text file to reduce.
+    /// a folder that cannot be read, or a project with no text file to reduce; a usage
+    /// [`Fail`] for a `keep` path that names no file of the project.
     pub fn read(inputs: &[PathBuf], keep: &[PathBuf]) -> Result<Project, Fail> {
         let bad = |m: String| Fail(exit::BAD_INPUT, m);
         let kept_by_user = |rel: &str| keep.iter().any(|k| at_or_under(rel, k));
@@ -81,18 +82,22 @@ impl Project {
             let what = if project.kept.is_empty() { "no file" } else { "no text file" };
             return Err(bad(format!("{} holds {what} to reduce", inputs[0].display())));
         }
+        if let Some(k) = keep.iter().find(|k| !project.kept.iter().any(|f| at_or_under(&f.path, k))) {
+            return Err(Fail(exit::USAGE, format!("--keep {}: no file of the project is there", k.display())));
+        }
         Ok(project)
     }
+}
 
-    /// What is kept as it is, for a notice: `None` when nothing is.
-    pub fn kept_notice(&self) -> Option<String> {
-        let links = self.kept.iter().filter(|k| matches!(k.file, KeptFile::Symlink(_))).count();
-        let files = self.kept.len() - links;
-        let names: Vec<&str> = self.kept.iter().take(3).map(|k| k.path.as_str()).collect();
-        let more = if self.kept.len() > 3 { ", ..." } else { "" };
-        (!self.kept.is_empty()).then(|| format!("keeping {files} file(s) and {links} symlink(s) as they are, unreduced: {}{more}", names.join(", ")))
-    }
+/// What `kept` holds, for a notice at the start: `None` when nothing is kept.
+pub fn kept_notice(kept: &[Kept]) -> Option<String> {
+    let links = kept.iter().filter(|k| matches!(k.file, KeptFile::Symlink(_))).count();
+    let names: Vec<&str> = kept.iter().take(3).map(|k| k.path.as_str()).collect();
+    let more = if kept.len() > 3 { ", ..." } else { "" };
+    (!kept.is_empty()).then(|| format!("keeping {} file(s) and {links} symlink(s) as they are, unreduced: {}{more}", kept.len() - links, names.join(", ")))
+}
 
+impl Project {
     /// The bundle of every file.
     pub fn bundle(&self) -> String {
         lopper_bundle::join(self.files.iter().map(|(p, t)| (p.as_str(), t.as_str())))
@@ -119,7 +124,7 @@ impl Project {
 
 /// Whether the project's path `path` is `at` or lies under it (`at` as the user gave it:
 /// a leading `./` or a final `/` allowed).
-pub fn at_or_under(path: &str, at: &Path) -> bool {
+fn at_or_under(path: &str, at: &Path) -> bool {
     let at = at.to_string_lossy();
     let at = at.trim_start_matches("./").trim_end_matches('/');
     path == at || path.strip_prefix(at).is_some_and(|r| r.starts_with('/'))

@@ -2,12 +2,13 @@
 //! result replayed, so that a nondeterministic test cannot hand back a program that does
 //! not reproduce, and a trivial result (an empty program, or a test that accepts the empty
 //! file) reported as the mistake in the test it almost always is. Either failure puts the
-//! original back where the results went, so the user's input is as it was.
+//! original back where the results went, so the user's input is as it was. Also what an
+//! original that fails its sanity runs (not interesting, flaky, too slow) is told.
 
 use crate::config::Reduction;
 use crate::{exit, Fail};
 use lopper_reduce::oracle::{Oracle, ScriptOracle};
-use lopper_reduce::{Outcome, Verdict};
+use lopper_reduce::{OracleError, Outcome, SanityError, Verdict};
 
 /// Replays of the result at the end.
 const RESULT_REPLAYS: usize = 2;
@@ -128,4 +129,48 @@ pub fn machine_memory_mib() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kib: u64 = info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kib / 1024)
+}
+
+/// The last lines of a test's output, indented, for an error message ("" if none).
+fn output_tail(output: &str) -> String {
+    if output.trim().is_empty() {
+        return String::new();
+    }
+    let lines: Vec<&str> = output.lines().rev().take(15).collect();
+    let mut s = String::from("\n  the test's last output lines:");
+    for l in lines.iter().rev() {
+        s.push_str("\n    ");
+        s.push_str(l);
+    }
+    s
+}
+
+/// The message and exit code for an original that failed its sanity runs.
+pub fn sanity_failure(r: &Reduction, e: SanityError) -> Fail {
+    sanity_failure_message(e, &format!("the original {}", r.file.display()), &format!("\n  reproduce: {}", r.reproduce_command()))
+}
+
+/// The message and exit code for a failed sanity check of `what` ("the original FILE"),
+/// with `reproduce` ("" or a line starting with a newline) after the first line.
+pub fn sanity_failure_message(e: SanityError, what: &str, reproduce: &str) -> Fail {
+    match e {
+        SanityError::TooSlow { limit, output } => Fail(
+            exit::TOO_SLOW,
+            format!("the test is too slow on {what}: it did not finish within {} s (--timeout).{reproduce}{}", limit.as_secs_f64(), output_tail(&output)),
+        ),
+        SanityError::NotInteresting { runs, output } => {
+            Fail(exit::NOT_INTERESTING, format!("{what} is not interesting: the test said no ({runs} runs).{reproduce}{}", output_tail(&output)))
+        }
+        SanityError::Flaky { yes, no, output } => Fail(
+            exit::FLAKY,
+            format!(
+                "the test is flaky: on {what}, unchanged, it said yes {yes} times and no {no} times; a reducer needs a deterministic test.{reproduce}{}",
+                output_tail(&output)
+            ),
+        ),
+        SanityError::Oracle(OracleError::Interrupted) => Fail(exit::INTERRUPTED, crate::INTERRUPTED_EARLY.into()),
+        // A file-system error (a full disk, say) is no fault of the test's.
+        SanityError::Oracle(e @ OracleError::Io { .. }) => Fail(exit::ERROR, format!("cannot run the test: {e}")),
+        SanityError::Oracle(e) => Fail(exit::BAD_TEST, format!("cannot run the test: {e}")),
+    }
 }

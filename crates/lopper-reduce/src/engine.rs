@@ -112,8 +112,6 @@ impl SearchOptions {
     }
 }
 
-pub(crate) use crate::stats::{LIST, REPLACE};
-
 /// What every search shares: the language, the settings, the judging layer and how
 /// candidates are rendered.
 pub(crate) struct Engine<'a> {

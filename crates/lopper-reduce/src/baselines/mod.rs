@@ -2,10 +2,11 @@
 //! statistics): ddmin over lines, ddmin over tokens (list deletion over every token), and
 //! HDD / HDD* (Misherghi & Su, ICSE 2006) over the plain parse tree.
 
-use crate::engine::{Algorithm, Deletion, Empty, Engine, Round, LIST};
+use crate::engine::{Algorithm, Deletion, Empty, Engine, Round};
 use crate::judge::Batch;
 use crate::minimize::ListRequest;
 use crate::oracle::{OracleError, Texts};
+use crate::stats::LIST;
 use lopper_tree::{NodeId, NodeKind, Tree};
 
 impl Engine<'_> {

@@ -79,54 +79,49 @@ pub(crate) fn parent_name<'g>(t: &Tree, g: &'g lopper_grammar::PnfGrammar, id: N
 /// its own level (brackets `()`, `[]`, `{}` and the `<>` of [`ANGLE_LISTS`] nest).
 /// `None` when the brackets do not match.
 pub(crate) fn list_at(cx: Context<'_>, open: usize) -> Option<List> {
-    let (t, g) = (cx.tree, cx.grammar);
-    let ids = t.token_ids();
-    let mut depth = 0usize;
+    let (close, commas) = brackets(cx, open, true)?;
     let mut items = Vec::new();
     let mut start = open + 1;
-    for (p, &id) in ids.iter().enumerate().skip(open) {
-        let angle = || parent_name(t, g, id).is_some_and(|n| ANGLE_LISTS.contains(&n));
+    for &c in &commas {
+        items.push((start, c.checked_sub(1)?));
+        start = c + 1;
+    }
+    if close > start || !items.is_empty() {
+        items.push((start, close.checked_sub(1)?));
+    }
+    // An empty item (`f(a,)`, a trailing comma) is not an item of the call.
+    if items.iter().any(|&(a, b)| a > b) {
+        return None;
+    }
+    Some(List { open, close, items })
+}
+
+/// The position of the token that closes the bracket opened at `open` (`()`, `[]`, `{}`
+/// nest; angle brackets do not).
+fn matching(cx: Context<'_>, open: usize) -> Option<usize> {
+    brackets(cx, open, false).map(|(close, _)| close)
+}
+
+/// From the bracket opened at position `open`: the position of the one that closes it and
+/// those of the commas of its own level. Brackets `()`, `[]`, `{}` nest, and with `angles`
+/// the `<>` of [`ANGLE_LISTS`] too (a `>>` closing two of them is refused: `None`).
+fn brackets(cx: Context<'_>, open: usize, angles: bool) -> Option<(usize, Vec<usize>)> {
+    let (t, g) = (cx.tree, cx.grammar);
+    let mut depth = 0usize;
+    let mut commas = Vec::new();
+    for (p, &id) in t.token_ids().iter().enumerate().skip(open) {
+        let angle = || angles && parent_name(t, g, id).is_some_and(|n| ANGLE_LISTS.contains(&n));
         match t.token_text(id) {
             "(" | "[" | "{" => depth += 1,
             "<" if angle() => depth += 1,
             ")" | "]" | "}" => depth = depth.checked_sub(1)?,
             ">" if angle() => depth = depth.checked_sub(1)?,
             ">>" if angle() => return None,
-            "," if depth == 1 => {
-                items.push((start, p.checked_sub(1)?));
-                start = p + 1;
-                continue;
-            }
+            "," if depth == 1 => commas.push(p),
             _ => {}
         }
         if depth == 0 {
-            if p > start || !items.is_empty() {
-                items.push((start, p.checked_sub(1)?));
-            }
-            // An empty item (`f(a,)`, a trailing comma) is not an item of the call.
-            if items.iter().any(|&(a, b)| a > b) {
-                return None;
-            }
-            return Some(List { open, close: p, items });
-        }
-    }
-    None
-}
-
-/// The position of the token that closes the bracket opened at `open`.
-pub(crate) fn matching(t: &Tree, open: usize) -> Option<usize> {
-    let ids = t.token_ids();
-    let mut depth = 0usize;
-    for (p, &id) in ids.iter().enumerate().skip(open) {
-        match t.token_text(id) {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(p);
-                }
-            }
-            _ => {}
+            return Some((p, commas));
         }
     }
     None
@@ -212,7 +207,7 @@ fn unused(cx: Context<'_>, l: &List, i: usize) -> bool {
         }
     }
     let body = (l.close + 1..ids.len()).take(64).find(|&q| matches!(t.token_text(ids[q]), "{" | ";")).filter(|&q| t.token_text(ids[q]) == "{");
-    let body = body.and_then(|open| Some(open..matching(t, open)? + 1)).unwrap_or_default();
+    let body = body.and_then(|open| Some(open..matching(cx, open)? + 1)).unwrap_or_default();
     let mut elsewhere = (l.open..=l.close).filter(|q| !(first..=last).contains(q)).chain(body);
     !elsewhere.any(|q| names.contains(&t.token_text(ids[q])))
 }

@@ -8,7 +8,7 @@
 //! such scope in source order, nested ones included.
 
 use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
-use lopper_tree::{EditSet, NodeId};
+use lopper_tree::NodeId;
 
 /// The grammar symbols of a scope that is hoisted (tree-sitter-cpp's names).
 const SCOPES: [&str; 3] = ["namespace_definition", "linkage_specification", "preproc_ifdef"];
@@ -50,15 +50,8 @@ impl Pass for Hoist {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);
         let name = |n: NodeId| t.node(n).symbol.map(|s| g.symbol(s).name.as_str());
-        let mut scopes = Vec::new();
-        t.walk(&EditSet::default(), |n| {
-            if name(n).is_some_and(|s| SCOPES.contains(&s)) {
-                scopes.push(n);
-            }
-            true
-        });
         let src = t.source();
-        for scope in scopes {
+        for scope in super::all_named(cx, &SCOPES) {
             let whole = t.subtree_token_ids(scope);
             let Some(inner) = inside(t, scope, name(scope) == Some("preproc_ifdef"), name(scope) == Some("linkage_specification")) else { continue };
             let (start, end) = (span(t, whole[0]).start, span(t, whole[whole.len() - 1]).end);

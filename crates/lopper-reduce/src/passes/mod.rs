@@ -266,6 +266,20 @@ pub(crate) fn outermost_named<'g>(cx: Context<'g>, names: &[&str]) -> Vec<(NodeI
     found
 }
 
+/// Every node of the tree whose grammar symbol is named one of `names`, nested ones
+/// included, in source order (pre-order).
+pub(crate) fn all_named(cx: Context<'_>, names: &[&str]) -> Vec<NodeId> {
+    let (t, g) = (cx.tree, cx.grammar);
+    let mut found = Vec::new();
+    t.walk(&EditSet::default(), |n| {
+        if t.node(n).symbol.is_some_and(|s| names.contains(&g.symbol(s).name.as_str())) {
+            found.push(n);
+        }
+        true
+    });
+    found
+}
+
 /// `src` with each range of `cuts` replaced by its text; a range that starts inside an
 /// earlier one (an edit inside a deleted list, `f(f(a, b), c)`) goes with it.
 pub(crate) fn splice(src: &str, mut cuts: Vec<(std::ops::Range<usize>, &str)>) -> String {

@@ -11,7 +11,6 @@
 
 use super::arguments::{list_at, parent_name, List};
 use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
-use lopper_tree::EditSet;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -60,20 +59,16 @@ impl Pass for Templates {
         let ids = t.token_ids();
         let text = |p: usize| t.token_text(ids[p]);
         let mut declared: Vec<Declared<'_>> = Vec::new();
-        t.walk(&EditSet::default(), |n| {
-            let node = t.node(n);
-            if node.symbol.is_some_and(|s| g.symbol(s).name == "template_declaration") {
-                let range = t.subtree_token_range(n);
-                let open = range.start + 1;
-                if let Some(parameters) = (text(range.start) == "template" && text(open) == "<").then(|| list_at(cx, open)).flatten() {
-                    let rest = parameters.close + 1..range.end;
-                    if let Some(name) = declared_name(cx, rest.clone()) {
-                        declared.push(Declared { name, parameters, rest, template: range.start });
-                    }
+        for n in super::all_named(cx, &["template_declaration"]) {
+            let range = t.subtree_token_range(n);
+            let open = range.start + 1;
+            if let Some(parameters) = (text(range.start) == "template" && text(open) == "<").then(|| list_at(cx, open)).flatten() {
+                let rest = parameters.close + 1..range.end;
+                if let Some(name) = declared_name(cx, rest.clone()) {
+                    declared.push(Declared { name, parameters, rest, template: range.start });
                 }
             }
-            node.kind != lopper_tree::NodeKind::Token
-        });
+        }
         let mut times: HashMap<&str, usize> = HashMap::new();
         declared.iter().for_each(|d| *times.entry(d.name).or_default() += 1);
         // Every use `S<…>` of each name, by its argument list.

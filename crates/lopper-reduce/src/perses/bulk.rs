@@ -15,7 +15,7 @@ use lopper_tree::{Edit, EditSet, NodeId, NodeKind};
 use std::cmp::Reverse;
 use std::collections::HashSet;
 
-pub(crate) use crate::stats::BULK;
+use crate::stats::BULK;
 
 /// At most this many nodes in one combined candidate.
 const MOST: usize = 4096;

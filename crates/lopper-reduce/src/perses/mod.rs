@@ -12,11 +12,12 @@
 //! heap. In fixpoint mode the best program is re-parsed and reduced again until a round
 //! removes nothing. Another search takes part in each round only through [`RoundHooks`].
 
-pub(crate) mod bulk;
+mod bulk;
 
-use crate::engine::{Deletion, Empty, Engine, FollowUp, Round, LIST, REPLACE};
+use crate::engine::{Deletion, Empty, Engine, FollowUp, Round};
 use crate::oracle::OracleError;
 use crate::passes::{Group, Kind, PassInfo};
+use crate::stats::{LIST, REPLACE};
 use lopper_grammar::{PnfGrammar, SymbolId};
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
 use std::cmp::Reverse;
