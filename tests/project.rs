@@ -311,6 +311,36 @@ fn a_module_nothing_uses_goes_with_its_mod_line_at_a_round_start() {
 }
 
 #[test]
+fn classes_that_name_each_other_go_as_a_group_at_a_round_start() {
+    require_tool("javac");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("src");
+    // `Left` and `Right` name each other, so neither is an orphan and javac rejects the
+    // tree without either alone; without the `files` search, the unused search's round
+    // start deletes the two as one group.
+    tree(
+        &root,
+        &[
+            ("app/Main.java", "package app;\n\nclass Main {\n    static int area(int side) { return side * side; }\n}\n"),
+            ("app/Left.java", "package app;\n\nclass Left {\n    Right right;\n    int size() { return 1; }\n}\n"),
+            ("app/Right.java", "package app;\n\nclass Right {\n    Left left;\n    int size() { return left.size(); }\n}\n"),
+        ],
+    );
+    let test = dir.path().join("test.sh");
+    write_script(
+        &test,
+        "d=$(mktemp -d) && cd \"$1\" && javac -d \"$d\" $(find . -name '*.java') >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'side \\* side' app/Main.java",
+    );
+    let (out_dir, stats) = (dir.path().join("out"), dir.path().join("stats.json"));
+    let out = run(&["-q", "--passes", "unused,perses", "--no-fixpoint", "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    assert!(Command::new(&test).arg(&out_dir).status().unwrap().success());
+    assert_eq!(files(&out_dir), ["app/Main.java"]);
+    let s = read_stats(&stats);
+    assert_eq!(s["passes"]["files"]["accepted"].as_u64(), Some(1), "{}", s["passes"]);
+}
+
+#[test]
 fn binary_files_symlinks_and_kept_paths_reach_every_test_as_they_are() {
     require_tool("gcc");
     let dir = tempfile::tempdir().unwrap();

@@ -12,6 +12,7 @@ use crate::engine::{Engine, Round};
 use crate::oracle::OracleError;
 use crate::passes::{CoarseSearch, Group, Kind, PassInfo};
 use lopper_tree::{Edit, NodeId, NodeKind, Tree};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// The search in the registry.
@@ -66,59 +67,104 @@ impl Engine<'_> {
 }
 
 impl Engine<'_> {
-    /// Orphan files, at the start of each Perses round (the unused search's, at the
-    /// granularity of files): in Java and Rust, where a file's stem names what it declares
-    /// (a class, a module), the files whose stem no other file uses outside the lines that
-    /// name files are deleted with those lines, all in one candidate, then by a short coarse
-    /// ddmin. Declarations made bodies and uses disappear as the reduction goes, so files
-    /// the first search had to keep become orphans later.
+    /// Orphan files and groups of files, at the start of each Perses round (the unused
+    /// search's, at the granularity of files): in Java and Rust, where a file's stem names
+    /// what it declares (a class, a module), each file's *group* — the file and every file
+    /// that names it outside the lines that name files, transitively ([`groups`]) — can go
+    /// without leaving a reference to what went; the groups are deleted with the lines
+    /// that name their files, all in one candidate, then by a short coarse ddmin. A file
+    /// no other names is a group of one (an orphan). Declarations made bodies and uses
+    /// disappear as the reduction goes, so files the first search had to keep become
+    /// orphans later; a cycle of files naming each other (a package's classes) goes only
+    /// as a group. A group tried once (`tried`, by its paths) is not tried again: what the
+    /// test needs in it stays needed.
     ///
     /// # Errors
     /// The judge's.
-    pub(crate) fn orphan_files(&mut self, r: &mut Round) -> Result<(), OracleError> {
+    pub(crate) fn orphan_files(&mut self, r: &mut Round, tried: &mut HashSet<Vec<String>>) -> Result<(), OracleError> {
         if !matches!(self.frontend.name(), "java" | "rust") {
             return Ok(());
         }
-        let files = bundle_files(&r.tree);
+        let files: Vec<(NodeId, String)> = bundle_files(&r.tree).into_iter().filter(|(f, _)| r.live[f.0 as usize]).collect();
         if files.len() < 2 {
             return Ok(());
         }
-        let t = &r.tree;
-        // Each file's words outside the elements that may name a file.
-        let words: Vec<std::collections::HashSet<&str>> = files
-            .iter()
-            .map(|(f, _)| {
-                let mut skip = std::collections::HashSet::new();
-                if let Some(&content) = t.node(*f).children.get(1) {
-                    for &e in t.node(content).children.iter().filter(|&&e| names_a_file(t, e)) {
-                        skip.extend(t.subtree_token_ids(e).iter().copied());
-                    }
-                }
-                t.subtree_token_ids(*f).iter().filter(|id| !skip.contains(*id)).map(|&id| t.token_text(id)).collect()
-            })
-            .collect();
         let mut places = Vec::new();
         let mut weights = Vec::new();
-        for (i, (f, path)) in files.iter().enumerate() {
-            let stem = stem(path);
-            // A crate's root names no module.
-            if stem.is_empty() || stem == "lib" || stem == "main" || words.iter().enumerate().any(|(j, w)| j != i && w.contains(stem.as_str())) {
+        let mut keys = Vec::new();
+        for group in groups(&r.tree, &r.live, &files) {
+            // The whole project is never a candidate: the test needs something.
+            let key: Vec<String> = group.iter().map(|&i| files[i].1.clone()).collect();
+            if group.len() == files.len() || tried.contains(&key) {
                 continue;
             }
-            let mut edits = vec![(*f, Edit::Delete)];
-            for (g, _) in files.iter().filter(|(g, _)| g != f) {
-                edits.extend(naming(t, *g, path).into_iter().map(|e| (e, Edit::Delete)));
+            let mut edits = Vec::new();
+            for &i in &group {
+                let (f, path) = &files[i];
+                edits.push((*f, Edit::Delete));
+                for (_, (g, _)) in files.iter().enumerate().filter(|(j, _)| !group.contains(j)) {
+                    edits.extend(naming(&r.tree, *g, path).into_iter().map(|e| (e, Edit::Delete)));
+                }
             }
+            weights.push(group.iter().map(|&i| r.tree.node(files[i].0).tokens as usize).sum());
             places.push(edits);
-            weights.push(t.node(*f).tokens as usize);
+            keys.push(key);
         }
         if places.is_empty() {
             return Ok(());
         }
         self.j.set_pass(INFO.name);
         let slices: Vec<&[(NodeId, Edit)]> = places.iter().map(|p| p.as_slice()).collect();
-        self.apply_places(r, &slices, &weights, ORPHAN_LEVELS)
+        self.apply_places(r, &slices, &weights, ORPHAN_LEVELS)?;
+        tried.extend(keys);
+        Ok(())
     }
+}
+
+/// Per live file of `files` (indices), its group: the file and every file that names it
+/// outside the elements that may name a file (a word equal to its [`stem`]), transitively;
+/// distinct groups only, each sorted, in the order of their first file. A crate's root
+/// (`lib.rs`, `main.rs`) names no module and starts no group.
+fn groups(t: &Tree, live: &[bool], files: &[(NodeId, String)]) -> Vec<Vec<usize>> {
+    // Each file's live words outside the elements that may name a file.
+    let words: Vec<HashSet<&str>> = files
+        .iter()
+        .map(|(f, _)| {
+            let mut skip = HashSet::new();
+            if let Some(&content) = t.node(*f).children.get(1) {
+                for &e in t.node(content).children.iter().filter(|&&e| names_a_file(t, e)) {
+                    skip.extend(t.subtree_token_ids(e).iter().copied());
+                }
+            }
+            t.subtree_token_ids(*f).iter().filter(|&&id| live[id.0 as usize] && !skip.contains(&id)).map(|&id| t.token_text(id)).collect()
+        })
+        .collect();
+    let stems: Vec<String> = files.iter().map(|(_, p)| stem(p)).collect();
+    let roots = |s: &str| s.is_empty() || s == "lib" || s == "main";
+    // namers[i]: the files that name file i.
+    let namers: Vec<Vec<usize>> = stems
+        .iter()
+        .enumerate()
+        .map(|(i, s)| if roots(s) { Vec::new() } else { (0..files.len()).filter(|&j| j != i && words[j].contains(s.as_str())).collect() })
+        .collect();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for i in (0..files.len()).filter(|&i| !roots(&stems[i])) {
+        let mut group = vec![i];
+        let mut k = 0;
+        while k < group.len() {
+            for &j in &namers[group[k]] {
+                if !group.contains(&j) {
+                    group.push(j);
+                }
+            }
+            k += 1;
+        }
+        group.sort_unstable();
+        if !out.contains(&group) {
+            out.push(group);
+        }
+    }
+    out
 }
 
 /// The orphan files' coarse ddmin: halves down to 1/8.

@@ -92,6 +92,12 @@ pub(crate) trait RoundHooks {
     /// What each deletion of `items` (a list's live elements of `tree`, whose live nodes
     /// are `live`) takes along: the items that use what it deletes; `None` where none does.
     fn dependents(&self, tree: &Tree, live: &[bool], g: &PnfGrammar, items: &[NodeId]) -> Option<Box<dyn crate::engine::Closure>>;
+
+    /// Runs after a list's ddmin that accepted a candidate, on the round's state.
+    ///
+    /// # Errors
+    /// The judge's.
+    fn after_list(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError>;
 }
 
 /// `hooks`, reborrowed for one call.
@@ -154,7 +160,11 @@ impl Engine<'_> {
                 Plan::Chain(chain) => self.reduce_chain(r, n, &chain)?,
                 Plan::List => {
                     self.j.set_pass(LIST);
+                    let accepted = self.j.stats.accepted;
                     self.reduce_list(r, n, r.tree.node(n).kind != NodeKind::Plus, reborrow(&mut hooks))?;
+                    if let Some(h) = reborrow(&mut hooks).filter(|_| self.j.stats.accepted > accepted) {
+                        h.after_list(self, r)?;
+                    }
                 }
             }
             Self::push_after(r, (n, task), &mut heap);
