@@ -65,7 +65,12 @@ for case in "$corpus"/multi-*/; do
       shrinkray)
         cp -R "$case/input" "$work/result"
         printf '#!/bin/bash\nexec %q "$1"\n' "$case/$test" > "$work/test.sh"; chmod +x "$work/test.sh"
-        (cd "$work" && timeout -s INT "$budget" "$shrinkray" --parallelism 2 --ui basic "$work/test.sh" "$work/result" > "$work/log" 2>&1 < /dev/null)
+        # Each line of its log prefixed with the seconds since the start (for the plots); no
+        # LLM passes (the model cannot be downloaded here).
+        (cd "$work" && timeout -s INT "$budget" "$shrinkray" --no-llm --parallelism 2 --ui basic "$work/test.sh" "$work/result" 2>&1 < /dev/null \
+          | python3 -u -c 'import sys, time
+t = time.time()
+for line in sys.stdin: sys.stdout.write(f"{time.time() - t:.1f} {line}")' > "$work/log"; exit "${PIPESTATUS[0]}")
         rc=$? ;;
     esac
     set -e

@@ -161,9 +161,12 @@ impl Reduction {
             (None, _) => return Err(Fail(exit::USAGE, "give TEST and FILE (or DIR, or several FILEs; or --test-cmd 'COMMAND' FILE)".into())),
         };
         // A directory or several files: a project, one bundle through the one pipeline.
-        let project = (inputs.len() > 1 || inputs[0].is_dir()).then(|| crate::project::Project::read(&inputs, &a.keep)).transpose()?;
+        let project = (inputs.len() > 1 || inputs[0].is_dir()).then(|| crate::project::Project::read(&inputs, &a.keep, a.delete_binaries)).transpose()?;
         if project.is_none() && !a.keep.is_empty() {
             return Err(Fail(exit::USAGE, "--keep names files of a project: give a DIR or several FILEs".into()));
+        }
+        if project.is_none() && a.delete_binaries {
+            return Err(Fail(exit::USAGE, "--delete-binaries is for a project: give a DIR or several FILEs".into()));
         }
         let file = match &project {
             Some(p) => match &p.origin {

@@ -129,6 +129,11 @@ pub struct ReduceArgs {
     /// are (repeatable).
     #[arg(long, value_name = "PATH")]
     pub keep: Vec<PathBuf>,
+    /// For a project: binary files and symlinks may be deleted, whole, where the test does
+    /// not need them (never changed otherwise); without it they are in every test run and
+    /// in the result.
+    #[arg(long)]
+    pub delete_binaries: bool,
     /// The language (default: from FILE's extension: .c .h .i, .java, .js .mjs .cjs, and
     /// those the grammars declare; `lopper languages` lists them; plain text by lines,
     /// `text`, for an extension none claims).

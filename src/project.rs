@@ -25,22 +25,26 @@ pub struct Project {
     /// (path, text) per file reduced.
     pub files: Vec<(String, String)>,
     /// The files not reduced: binary files (NUL bytes, not UTF-8), symlinks, and those
-    /// `--keep` names; in every run's tree and every output as they are.
+    /// `--keep` names; in every run's tree and every output as they are (with
+    /// `--delete-binaries`, the binary files and symlinks while the reduction keeps them:
+    /// they are in `files` too, each as a path with no text).
     pub kept: Vec<Kept>,
 }
 
 impl Project {
     /// Reads the project at `inputs`: one directory, or several files; the paths at or
-    /// under one of `keep` (relative to the directory, or as the files are given) are kept.
+    /// under one of `keep` (relative to the directory, or as the files are given) are kept;
+    /// binary files and symlinks are kept too, and with `delete_binaries` may be deleted.
     ///
     /// # Errors
     /// A [`Fail`] (exit code for a bad input) naming a path outside the current directory,
     /// a folder that cannot be read, or a project with no text file to reduce; a usage
     /// [`Fail`] for a `keep` path that names no file of the project.
-    pub fn read(inputs: &[PathBuf], keep: &[PathBuf]) -> Result<Project, Fail> {
+    pub fn read(inputs: &[PathBuf], keep: &[PathBuf], delete_binaries: bool) -> Result<Project, Fail> {
         let bad = |m: String| Fail(exit::BAD_INPUT, m);
         let kept_by_user = |rel: &str| keep.iter().any(|k| at_or_under(rel, k));
         let mut project = Project { origin: Origin::Files(inputs.to_vec()), files: Vec::new(), kept: Vec::new() };
+        let mut texts = 0;
         let mut add = |rel: String, path: &Path, link: bool| -> Result<(), Fail> {
             let file = if link {
                 KeptFile::Symlink(fs::read_link(path).map_err(|e| bad(format!("cannot read {}: {e}", path.display())))?)
@@ -49,13 +53,18 @@ impl Project {
                 match String::from_utf8(bytes) {
                     Ok(text) if !text.contains('\0') && !kept_by_user(&rel) => {
                         project.files.push((rel, text));
+                        texts += 1;
                         return Ok(());
                     }
                     Ok(text) => KeptFile::Bytes(text.into_bytes()),
                     Err(e) => KeptFile::Bytes(e.into_bytes()),
                 }
             };
-            project.kept.push(Kept { path: rel, file });
+            let deletable = delete_binaries && !kept_by_user(&rel);
+            if deletable {
+                project.files.push((rel.clone(), String::new()));
+            }
+            project.kept.push(Kept { path: rel, file, deletable });
             Ok(())
         };
         if let [dir] = inputs {
@@ -78,7 +87,7 @@ impl Project {
                 add(rel, f, false)?;
             }
         }
-        if project.files.is_empty() {
+        if texts == 0 {
             let what = if project.kept.is_empty() { "no file" } else { "no text file" };
             return Err(bad(format!("{} holds {what} to reduce", inputs[0].display())));
         }
@@ -94,7 +103,8 @@ pub fn kept_notice(kept: &[Kept]) -> Option<String> {
     let links = kept.iter().filter(|k| matches!(k.file, KeptFile::Symlink(_))).count();
     let names: Vec<&str> = kept.iter().take(3).map(|k| k.path.as_str()).collect();
     let more = if kept.len() > 3 { ", ..." } else { "" };
-    (!kept.is_empty()).then(|| format!("keeping {} file(s) and {links} symlink(s) as they are, unreduced: {}{more}", kept.len() - links, names.join(", ")))
+    let how = if kept.iter().any(|k| k.deletable) { "unreduced (binary files and symlinks deleted where the test does not need them)" } else { "unreduced" };
+    (!kept.is_empty()).then(|| format!("keeping {} file(s) and {links} symlink(s) as they are, {how}: {}{more}", kept.len() - links, names.join(", ")))
 }
 
 impl Project {
@@ -161,6 +171,9 @@ pub struct ProjectOutput {
     in_place: bool,
     /// The files kept as they are, still to be written to `-o OUTDIR` (in place they stay).
     kept_pending: Vec<Kept>,
+    /// The kept files the reduction may delete (`--delete-binaries`), written while the
+    /// result holds them.
+    deletable: Vec<Kept>,
 }
 
 impl ProjectOutput {
@@ -181,7 +194,8 @@ impl ProjectOutput {
                 paths,
                 backup_pending: false,
                 in_place: false,
-                kept_pending: project.kept.clone(),
+                kept_pending: project.kept.iter().filter(|k| !k.deletable).cloned().collect(),
+                deletable: project.kept.iter().filter(|k| k.deletable).cloned().collect(),
             };
             return Ok((o, None, None));
         }
@@ -194,7 +208,15 @@ impl ProjectOutput {
             _ => (true, None),
         };
         Ok((
-            ProjectOutput { origin: project.origin.clone(), root, paths, backup_pending: pending, in_place: true, kept_pending: Vec::new() },
+            ProjectOutput {
+                origin: project.origin.clone(),
+                root,
+                paths,
+                backup_pending: pending,
+                in_place: true,
+                kept_pending: Vec::new(),
+                deletable: project.kept.iter().filter(|k| k.deletable).cloned().collect(),
+            },
             Some(backup),
             notice,
         ))
@@ -230,7 +252,11 @@ impl ProjectOutput {
             self.kept_pending.clear();
         }
         let files = lopper_bundle::split(text);
-        for f in files.iter().filter(|f| lopper_bundle::safe_path(f.path)) {
+        let stand_in = |path: &str| self.deletable.iter().any(|k| k.path == path);
+        // A deletable kept file the result holds: as it is, once (in place it is there).
+        let missing = lopper_bundle::present(&self.deletable, text).filter(|k| fs::symlink_metadata(self.root.join(&k.path)).is_err());
+        lopper_reduce::oracle::executor::write_kept(&self.root, missing).map_err(std::io::Error::other)?;
+        for f in files.iter().filter(|f| lopper_bundle::safe_path(f.path) && !stand_in(f.path)) {
             let path = self.root.join(f.path);
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent)?;
@@ -243,7 +269,7 @@ impl ProjectOutput {
             match (&self.origin, self.in_place) {
                 // Files named one by one stay, empty: the user's command line names them.
                 (Origin::Files(_), true) => crate::runtime::write_atomic(&path, b"", |_| Ok(()))?,
-                _ if path.exists() => fs::remove_file(&path)?,
+                _ if fs::symlink_metadata(&path).is_ok() => fs::remove_file(&path)?,
                 _ => {}
             }
         }

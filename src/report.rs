@@ -161,7 +161,7 @@ pub fn project_files(text: &str) -> Option<usize> {
 fn original_tokens(r: &Reduction) -> Option<(usize, &std::path::Path)> {
     let backup = r.output.backup.as_deref().filter(|_| r.output.resumed)?;
     let text = if backup.is_dir() {
-        crate::project::Project::read(&[backup.to_path_buf()], &[]).ok()?.bundle()
+        crate::project::Project::read(&[backup.to_path_buf()], &[], false).ok()?.bundle()
     } else {
         r.encoding.decode_as(&std::fs::read(backup).ok()?)
     };

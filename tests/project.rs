@@ -332,7 +332,12 @@ fn classes_that_name_each_other_go_as_a_group_at_a_round_start() {
         "d=$(mktemp -d) && cd \"$1\" && javac -d \"$d\" $(find . -name '*.java') >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'side \\* side' app/Main.java",
     );
     let (out_dir, stats) = (dir.path().join("out"), dir.path().join("stats.json"));
-    let out = run(&["-q", "--passes", "unused,perses", "--no-fixpoint", "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    let out = run(
+        &["-q", "--passes", "unused,perses", "--no-fixpoint", "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()],
+        &test,
+        &[&root],
+        dir.path(),
+    );
     assert_exit(&out, 0);
     assert!(Command::new(&test).arg(&out_dir).status().unwrap().success());
     assert_eq!(files(&out_dir), ["app/Main.java"]);
@@ -386,6 +391,39 @@ fn binary_files_symlinks_and_kept_paths_reach_every_test_as_they_are() {
     // --keep must name something of the project.
     let out = run(&["-q", "--keep", "nowhere"], &test, &[&root], dir.path());
     assert_exit(&out, 2);
+}
+
+#[test]
+fn with_delete_binaries_the_binary_files_and_symlinks_the_test_does_not_need_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    tree(&root, &[("main.c", "int main(void) { return 0; }\nint spare(void) { return 1; }\n"), ("notes/README", "kept\n")]);
+    let needed: &[u8] = b"\x7fELF\x00needed\xff";
+    fs::create_dir_all(root.join("lib")).unwrap();
+    fs::write(root.join("lib/needed.so"), needed).unwrap();
+    fs::write(root.join("junk.bin"), b"\x00\x01junk\xfe").unwrap();
+    std::os::unix::fs::symlink("main.c", root.join("link.c")).unwrap();
+    fs::write(dir.path().join("needed.ref"), needed).unwrap();
+    let test = dir.path().join("test.sh");
+    let check = format!("cd \"$1\" && cmp -s lib/needed.so '{}' && grep -q main main.c && [ -f notes/README ]", dir.path().join("needed.ref").display());
+    write_script(&test, &check);
+    let out_dir = dir.path().join("out");
+    let out = run(&["-q", "--delete-binaries", "--keep", "notes", "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    // The binary the test needs is there, unchanged; the others went, as the kept notes stayed.
+    assert_eq!(files(&out_dir), ["lib/needed.so", "main.c", "notes/README"]);
+    assert_eq!(fs::read(out_dir.join("lib/needed.so")).unwrap(), needed);
+    assert!(Command::new(&test).arg(&out_dir).status().unwrap().success());
+    // In place: the same, the originals in DIR.orig.
+    let out = run(&["-q", "--delete-binaries"], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    assert!(fs::symlink_metadata(root.join("link.c")).is_err() && !root.join("junk.bin").exists());
+    assert_eq!(fs::read(root.join("lib/needed.so")).unwrap(), needed);
+    assert_eq!(fs::read_link(dir.path().join("proj.orig/link.c")).unwrap(), Path::new("main.c"));
+    // It is for projects only.
+    let single = dir.path().join("one.c");
+    fs::write(&single, "int main(void) { return 0; }\n").unwrap();
+    assert_exit(&run(&["-q", "--delete-binaries"], &test, &[&single], dir.path()), 2);
 }
 
 #[test]

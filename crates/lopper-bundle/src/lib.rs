@@ -75,6 +75,17 @@ pub struct Kept {
     pub path: String,
     /// What is there.
     pub file: KeptFile,
+    /// Whether the reduction may delete it (whole: it is never changed). Such a file is
+    /// in the bundle as its header with no text, and written where the bundle holds it
+    /// ([`present`]); the others are in every tree.
+    pub deletable: bool,
+}
+
+/// The files of `kept` a tree made from bundle `text` holds: those not deletable, and the
+/// deletable ones whose header `text` still has.
+pub fn present<'k>(kept: &'k [Kept], text: &str) -> impl Iterator<Item = &'k Kept> {
+    let held: Vec<String> = if kept.iter().any(|k| k.deletable) { split(text).into_iter().map(|f| f.path.to_string()).collect() } else { Vec::new() };
+    kept.iter().filter(move |k| !k.deletable || held.contains(&k.path))
 }
 
 /// What a [`Kept`] path holds.
@@ -109,6 +120,15 @@ mod tests {
         assert!(split("int main() {}").is_empty());
         let b = format!("{MARKER}a.c\nint x;{MARKER}b.c");
         assert_eq!(split(&b).len(), 1);
+    }
+
+    #[test]
+    fn a_deletable_kept_file_is_present_while_its_header_is() {
+        let kept = |path: &str, deletable| Kept { path: path.into(), file: KeptFile::Bytes(vec![0, 1]), deletable };
+        let all = [kept("always.bin", false), kept("blob.bin", true), kept("gone.bin", true)];
+        let b = join([("a.c", "int x;"), ("blob.bin", "")]);
+        let got: Vec<&str> = present(&all, &b).map(|k| k.path.as_str()).collect();
+        assert_eq!(got, ["always.bin", "blob.bin"]);
     }
 
     #[test]

@@ -173,29 +173,31 @@ impl LocalExecutor {
     }
 }
 
-/// Writes the files of project bundle `text` under `root` (made here), each at its path;
-/// a path that would leave `root` is not written.
+/// Writes the tree of project bundle `text` under `root` (made here): its files, and the
+/// files of `kept` it holds ([`lopper_bundle::present`]) as they are, a deletable one in
+/// place of its header's empty text.
 ///
 /// # Errors
 /// [`OracleError`] naming the file or folder that could not be written.
-pub fn write_bundle(root: &Path, text: &str) -> Result<(), OracleError> {
+pub fn write_tree(root: &Path, text: &str, kept: &[lopper_bundle::Kept]) -> Result<(), OracleError> {
     fs::create_dir_all(root).map_err(io_at(root))?;
-    for f in lopper_bundle::split(text).into_iter().filter(|f| lopper_bundle::safe_path(f.path)) {
+    let stand_in = |path: &str| kept.iter().any(|k| k.deletable && k.path == path);
+    for f in lopper_bundle::split(text).into_iter().filter(|f| lopper_bundle::safe_path(f.path) && !stand_in(f.path)) {
         let path = root.join(f.path);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(io_at(parent))?;
         }
         fs::write(&path, f.text).map_err(io_at(&path))?;
     }
-    Ok(())
+    write_kept(root, lopper_bundle::present(kept, text))
 }
 
 /// Writes the files `kept` under `root` as they are: bytes, or symlinks to their targets.
 ///
 /// # Errors
 /// [`OracleError`] naming the file that could not be written.
-pub fn write_kept(root: &Path, kept: &[lopper_bundle::Kept]) -> Result<(), OracleError> {
-    for k in kept.iter().filter(|k| lopper_bundle::safe_path(&k.path)) {
+pub fn write_kept<'k>(root: &Path, kept: impl IntoIterator<Item = &'k lopper_bundle::Kept>) -> Result<(), OracleError> {
+    for k in kept.into_iter().filter(|k| lopper_bundle::safe_path(&k.path)) {
         let path = root.join(&k.path);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(io_at(parent))?;
@@ -226,8 +228,7 @@ impl Executor for LocalExecutor {
             // A project: its files under `tree/`, which is the test's `$1` and working
             // directory (C-Vise runs a test for several files in their folder).
             let root = dir.join("tree");
-            write_bundle(&root, candidate)?;
-            write_kept(&root, &self.kept)?;
+            write_tree(&root, candidate, &self.kept)?;
             root
         } else {
             let path = dir.join(&self.file_name);
