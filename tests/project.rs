@@ -311,6 +311,31 @@ fn a_module_nothing_uses_goes_with_its_mod_line_at_a_round_start() {
 }
 
 #[test]
+fn a_python_module_goes_with_its_from_import_line() {
+    require_tool("python3");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("pkg");
+    tree(
+        &root,
+        &[
+            ("main.py", "from util import helper\nfrom extra import spare\n\nprint(helper(2))\n"),
+            ("util.py", "def helper(x):\n    return x * 2\n"),
+            ("extra.py", "def spare():\n    return 1\n"),
+        ],
+    );
+    let test = dir.path().join("test.sh");
+    write_script(&test, "cd \"$1\" && [ \"$(python3 main.py 2>/dev/null)\" = 4 ]");
+    let (out_dir, stats) = (dir.path().join("out"), dir.path().join("stats.json"));
+    let out = run(&["-q", "--passes", "files", "--stats", stats.to_str().unwrap(), "-o", out_dir.to_str().unwrap()], &test, &[&root], dir.path());
+    assert_exit(&out, 0);
+    // The files search alone: extra.py could go only with the line importing it.
+    assert_eq!(files(&out_dir), ["main.py", "util.py"]);
+    let main = fs::read_to_string(out_dir.join("main.py")).unwrap();
+    assert!(!main.contains("extra") && main.contains("from util import helper"), "{main}");
+    assert!(Command::new(&test).arg(&out_dir).status().unwrap().success());
+}
+
+#[test]
 fn classes_that_name_each_other_go_as_a_group_at_a_round_start() {
     require_tool("javac");
     let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! the files (C-Vise's binary-search passes). Deleting a file also deletes, in the files
 //! that stay, each short top-level element that names it — Rust's `mod x;` and `use
 //! crate::x::…;`, C's `#include "x.h"`, JavaScript's `import … from './x.js'` and
-//! `require('./x')`, Java's `import p.X;` — so that the build does not fail on the name of
+//! `require('./x')`, Java's `import p.X;`, Python's `import x` and `from x import y` — so that the build does not fail on the name of
 //! a file that is gone. Recognized by their first word and a token that is the file's
 //! name, its stem, or a path ending in either (a folder's name for `mod.rs` and
 //! `index.js`); a wrong guess costs a failed test.
@@ -18,7 +18,7 @@ use std::path::Path;
 /// The search in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "files",
-    about: "for a project (a DIR or several FILEs): every file deleted with one test, with the lines that name it in the others (mod x;, #include \"x.h\", import ... from './x', import p.X;), then a coarse ddmin over the files; once, after definitions (whose declarations free the files only bodies used); in Java and Rust projects also during Perses' rounds, each file with the files that name it, as one group",
+    about: "for a project (a DIR or several FILEs): every file deleted with one test, with the lines that name it in the others (mod x;, #include \"x.h\", import ... from './x', import p.X;, from x import y), then a coarse ddmin over the files; once, after definitions (whose declarations free the files only bodies used); in Java and Rust projects also during Perses' rounds, each file with the files that name it, as one group",
     group: Group::First,
     grows: false,
     kind: Kind::Coarse(CoarseSearch::Files),
@@ -31,7 +31,7 @@ const LEVELS: u32 = 6;
 const NAMING_MAX_TOKENS: u32 = 24;
 
 /// First words of the elements that name a file.
-const NAMING_WORDS: [&str; 10] = ["mod", "pub", "use", "#include", "import", "export", "const", "let", "var", "require"];
+const NAMING_WORDS: [&str; 11] = ["mod", "pub", "use", "#include", "import", "from", "export", "const", "let", "var", "require"];
 
 impl Engine<'_> {
     /// The search over `tree` (the best's): the tree of the best after it, `None` if the
