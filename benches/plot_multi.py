@@ -11,7 +11,7 @@ C-Vise's CASE/cvise/log (`HH:MM:SS INFO (P%, N bytes, ...)`, N the sum over its 
 and Shrink Ray's CASE/shrinkray/log as run_multi.sh writes it (each line prefixed with
 the seconds since the start; `Reduced test case to N kB`). The original's bytes are the
 sum over CORPUS_DIR/CASE/input. Writes OUT_DIR/CASE.svg for each case with at least two
-reducers. Needs matplotlib (`pip install matplotlib`).
+reducers. Needs matplotlib (`pip install matplotlib`) and plot_progress.py beside it.
 """
 import glob
 import json
@@ -19,12 +19,10 @@ import os
 import re
 import sys
 
-import matplotlib
-
-matplotlib.use("svg")
+# plot_progress sets the SVG backend before pyplot is imported.
+from plot_progress import cvise_points as cvise_log_points, finish, step
 import matplotlib.pyplot as plt  # noqa: E402
 
-CVISE = re.compile(r"^(\d+):(\d+):(\d+) INFO \(\s*-?[\d.]+%, (\d+) bytes")
 SHRINKRAY = re.compile(r"^([\d.]+) Reduced test case to ([\d.]+) (Bytes?|kB|MB)")
 UNITS = {"Byte": 1, "Bytes": 1, "kB": 1000, "MB": 1000 * 1000}
 
@@ -41,12 +39,7 @@ def lopper_points(path, original):
 
 
 def cvise_points(path, original):
-    points = [(0.0, original)]
-    for line in open(path, errors="replace"):
-        m = CVISE.match(line)
-        if m:
-            h, mi, s, size = map(int, m.groups())
-            points.append((h * 3600 + mi * 60 + s, size))
+    points = cvise_log_points(path, original)
     return points, points[-1][0], f"C-Vise 2.7 --n 2 ({points[-1][1]} bytes)"
 
 
@@ -63,12 +56,6 @@ def shrinkray_points(path, original):
         if m:
             points.append((float(m.group(1)), float(m.group(2)) * UNITS[m.group(3)]))
     return points, end, f"Shrink Ray ({points[-1][1]:.0f} bytes)"
-
-
-def step(ax, points, end, **kw):
-    xs = [max(p[0], 0.05) for p in points] + [max(end, 0.05)]
-    ys = [p[1] for p in points] + [points[-1][1]]
-    ax.step(xs, ys, where="post", **kw)
 
 
 def main():
@@ -91,17 +78,7 @@ def main():
         for peer, path in peers.items():
             points, end, label = readers[peer][1](path, original)
             step(ax, points, end, label=label)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("wall seconds (log)")
-        ax.set_ylabel("bytes of the best tree (log)")
-        ax.set_title(case, fontsize=9)
-        ax.legend(fontsize=8)
-        ax.grid(True, which="both", alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(f"{out_dir}/{case}.svg", metadata={"Date": None})
-        plt.close(fig)
-        print(f"{out_dir}/{case}.svg")
+        finish(fig, ax, case, "bytes of the best tree (log)", f"{out_dir}/{case}.svg")
 
 
 if __name__ == "__main__":

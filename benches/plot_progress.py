@@ -20,6 +20,8 @@ import sys
 import matplotlib
 
 matplotlib.use("svg")
+# Stable element ids, so that a redrawn plot of the same data has the same bytes.
+matplotlib.rcParams["svg.hashsalt"] = "lopper"
 import matplotlib.pyplot as plt  # noqa: E402
 
 LINE = re.compile(r"^(\d+):(\d+):(\d+) INFO \(\s*-?[\d.]+%, (\d+) bytes")
@@ -46,6 +48,21 @@ def step(ax, points, end, **kw):
     ax.step(xs, ys, where="post", **kw)
 
 
+def finish(fig, ax, title, ylabel, path):
+    """Log-log axes with a legend and grid, written to `path` (SVG, no date: stable bytes)."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("wall seconds (log)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
+    print(path)
+
+
 def main():
     lopper_dir, cvise_dir, out_dir = sys.argv[1:4]
     os.makedirs(out_dir, exist_ok=True)
@@ -61,17 +78,7 @@ def main():
         fig, ax = plt.subplots(figsize=(7, 4))
         step(ax, lp, stats["total_seconds"], label=f"lopper ({stats['tokens_after']} tokens, {lp[-1][1]} bytes, {stats['total_seconds']:.0f} s)")
         step(ax, cp, cp[-1][0], label=f"C-Vise --n 2 ({cp[-1][1]} bytes, {cp[-1][0]:.0f} s)")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("wall seconds (log)")
-        ax.set_ylabel("bytes of the best program (log)")
-        ax.set_title(case, fontsize=9)
-        ax.legend(fontsize=8)
-        ax.grid(True, which="both", alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(f"{out_dir}/{case}.svg", metadata={"Date": None})
-        plt.close(fig)
-        print(f"{out_dir}/{case}.svg")
+        finish(fig, ax, case, "bytes of the best program (log)", f"{out_dir}/{case}.svg")
 
 
 if __name__ == "__main__":
