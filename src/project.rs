@@ -252,11 +252,10 @@ impl ProjectOutput {
             self.kept_pending.clear();
         }
         let files = lopper_bundle::split(text);
-        let stand_in = |path: &str| self.deletable.iter().any(|k| k.path == path);
         // A deletable kept file the result holds: as it is, once (in place it is there).
-        let missing = lopper_bundle::present(&self.deletable, text).filter(|k| fs::symlink_metadata(self.root.join(&k.path)).is_err());
+        let missing = lopper_bundle::present(&self.deletable, &files).filter(|k| fs::symlink_metadata(self.root.join(&k.path)).is_err());
         lopper_reduce::oracle::executor::write_kept(&self.root, missing).map_err(std::io::Error::other)?;
-        for f in files.iter().filter(|f| lopper_bundle::safe_path(f.path) && !stand_in(f.path)) {
+        for f in files.iter().filter(|f| lopper_bundle::safe_path(f.path) && !lopper_bundle::stands_in(&self.deletable, f.path)) {
             let path = self.root.join(f.path);
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent)?;

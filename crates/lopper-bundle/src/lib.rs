@@ -81,11 +81,16 @@ pub struct Kept {
     pub deletable: bool,
 }
 
-/// The files of `kept` a tree made from bundle `text` holds: those not deletable, and the
-/// deletable ones whose header `text` still has.
-pub fn present<'k>(kept: &'k [Kept], text: &str) -> impl Iterator<Item = &'k Kept> {
-    let held: Vec<String> = if kept.iter().any(|k| k.deletable) { split(text).into_iter().map(|f| f.path.to_string()).collect() } else { Vec::new() };
-    kept.iter().filter(move |k| !k.deletable || held.contains(&k.path))
+/// The files of `kept` a tree made from a bundle's `files` ([`split`]) holds: those not
+/// deletable, and the deletable ones whose header is among `files`.
+pub fn present<'a>(kept: &'a [Kept], files: &'a [File<'_>]) -> impl Iterator<Item = &'a Kept> {
+    kept.iter().filter(move |k| !k.deletable || files.iter().any(|f| f.path == k.path))
+}
+
+/// Whether the bundle's file at `path` is a deletable kept file's header (its text is
+/// empty; the file is written from `kept`).
+pub fn stands_in(kept: &[Kept], path: &str) -> bool {
+    kept.iter().any(|k| k.deletable && k.path == path)
 }
 
 /// What a [`Kept`] path holds.
@@ -127,8 +132,10 @@ mod tests {
         let kept = |path: &str, deletable| Kept { path: path.into(), file: KeptFile::Bytes(vec![0, 1]), deletable };
         let all = [kept("always.bin", false), kept("blob.bin", true), kept("gone.bin", true)];
         let b = join([("a.c", "int x;"), ("blob.bin", "")]);
-        let got: Vec<&str> = present(&all, &b).map(|k| k.path.as_str()).collect();
+        let files = split(&b);
+        let got: Vec<&str> = present(&all, &files).map(|k| k.path.as_str()).collect();
         assert_eq!(got, ["always.bin", "blob.bin"]);
+        assert!(stands_in(&all, "blob.bin") && !stands_in(&all, "always.bin") && !stands_in(&all, "a.c"));
     }
 
     #[test]

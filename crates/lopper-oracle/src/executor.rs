@@ -181,15 +181,15 @@ impl LocalExecutor {
 /// [`OracleError`] naming the file or folder that could not be written.
 pub fn write_tree(root: &Path, text: &str, kept: &[lopper_bundle::Kept]) -> Result<(), OracleError> {
     fs::create_dir_all(root).map_err(io_at(root))?;
-    let stand_in = |path: &str| kept.iter().any(|k| k.deletable && k.path == path);
-    for f in lopper_bundle::split(text).into_iter().filter(|f| lopper_bundle::safe_path(f.path) && !stand_in(f.path)) {
+    let files = lopper_bundle::split(text);
+    for f in files.iter().filter(|f| lopper_bundle::safe_path(f.path) && !lopper_bundle::stands_in(kept, f.path)) {
         let path = root.join(f.path);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(io_at(parent))?;
         }
         fs::write(&path, f.text).map_err(io_at(&path))?;
     }
-    write_kept(root, lopper_bundle::present(kept, text))
+    write_kept(root, lopper_bundle::present(kept, &files))
 }
 
 /// Writes the files `kept` under `root` as they are: bytes, or symlinks to their targets.

@@ -46,16 +46,7 @@ impl Engine<'_> {
         }
         self.j.set_pass(INFO.name);
         let mut r = Round::new(tree);
-        let places: Vec<Vec<(NodeId, Edit)>> = files
-            .iter()
-            .map(|(f, path)| {
-                let mut edits = vec![(*f, Edit::Delete)];
-                for (g, _) in files.iter().filter(|(g, _)| g != f) {
-                    edits.extend(naming(&r.tree, *g, path).into_iter().map(|e| (e, Edit::Delete)));
-                }
-                edits
-            })
-            .collect();
+        let places: Vec<Vec<(NodeId, Edit)>> = (0..files.len()).map(|i| deletion(&r.tree, &files, &[i])).collect();
         let weights: Vec<usize> = files.iter().map(|(f, _)| r.tree.node(*f).tokens as usize).collect();
         let slices: Vec<&[(NodeId, Edit)]> = places.iter().map(|p| p.as_slice()).collect();
         self.apply_places(&mut r, &slices, &weights, LEVELS)?;
@@ -81,7 +72,7 @@ impl Engine<'_> {
     ///
     /// # Errors
     /// The judge's.
-    pub(crate) fn orphan_files(&mut self, r: &mut Round, tried: &mut HashSet<Vec<String>>) -> Result<(), OracleError> {
+    pub(crate) fn file_groups(&mut self, r: &mut Round, tried: &mut HashSet<Vec<String>>) -> Result<(), OracleError> {
         if !matches!(self.frontend.name(), "java" | "rust") {
             return Ok(());
         }
@@ -98,16 +89,8 @@ impl Engine<'_> {
             if group.len() == files.len() || tried.contains(&key) {
                 continue;
             }
-            let mut edits = Vec::new();
-            for &i in &group {
-                let (f, path) = &files[i];
-                edits.push((*f, Edit::Delete));
-                for (_, (g, _)) in files.iter().enumerate().filter(|(j, _)| !group.contains(j)) {
-                    edits.extend(naming(&r.tree, *g, path).into_iter().map(|e| (e, Edit::Delete)));
-                }
-            }
             weights.push(group.iter().map(|&i| r.tree.node(files[i].0).tokens as usize).sum());
-            places.push(edits);
+            places.push(deletion(&r.tree, &files, &group));
             keys.push(key);
         }
         if places.is_empty() {
@@ -119,6 +102,22 @@ impl Engine<'_> {
         tried.extend(keys);
         Ok(())
     }
+}
+
+/// The edits deleting the files `group` (indices into `files`) with the elements of the
+/// other files that name them ([`naming`]).
+fn deletion(t: &Tree, files: &[(NodeId, String)], group: &[usize]) -> Vec<(NodeId, Edit)> {
+    let mut edits = Vec::new();
+    for &i in group {
+        let (f, path) = &files[i];
+        edits.push((*f, Edit::Delete));
+        for (j, (g, _)) in files.iter().enumerate() {
+            if !group.contains(&j) {
+                edits.extend(naming(t, *g, path).into_iter().map(|e| (e, Edit::Delete)));
+            }
+        }
+    }
+    edits
 }
 
 /// Per live file of `files` (indices), its group: the file and every file that names it

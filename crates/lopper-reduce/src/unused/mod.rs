@@ -60,13 +60,13 @@ pub(crate) struct UnusedSearch {
     /// Whether every list's levels at once ([`UnusedSearch::together`]) failed once: it is
     /// not tried again.
     together_refused: bool,
-    /// The groups of files ([`Engine::orphan_files`]) tried so far, by their paths.
+    /// The groups of files ([`Engine::file_groups`]) tried so far, by their paths.
     file_groups_tried: HashSet<Vec<String>>,
 }
 
 impl RoundHooks for UnusedSearch {
     fn round_start(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
-        e.orphan_files(r, &mut self.file_groups_tried)?;
+        e.file_groups(r, &mut self.file_groups_tried)?;
         self.remove_unused_all(e, r)
     }
 
@@ -84,7 +84,7 @@ impl RoundHooks for UnusedSearch {
     /// Groups of files a list's deletions left unnamed go at once, not at the next
     /// round's start: a project's first round can take hundreds of tests.
     fn after_list(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
-        e.orphan_files(r, &mut self.file_groups_tried)
+        e.file_groups(r, &mut self.file_groups_tried)
     }
 }
 
