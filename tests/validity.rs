@@ -187,3 +187,53 @@ fn template_parameters_become_int_and_templates_plain_classes_where_gxx_accepts_
     assert!(reduced.contains("structS{inta;intb;intget(){returnsizeof(int);}};"), "{reduced}");
     assert!(reduced.contains("intid(intv){returnv;}") && reduced.contains("Ss;St;") && reduced.contains("id(s.get())"), "{reduced}");
 }
+
+/// A class whose members another class's statements use: `Big`'s members are the largest
+/// list (the test needs `pad1`), so Perses' ddmin over them comes before the statements
+/// of `User.f`.
+const JAVA_USES: &str = r#"
+class Big {
+    int used() { return 1; }
+    int gone() { return 2; }
+    int pad1() { int a = 1; int b = a + 2; int c = b * 3; return a + b + c; }
+    int pad2() { int a = 4; int b = a + 5; int c = b * 6; return a + b + c; }
+    int pad3() { int a = 7; int b = a + 8; int c = b * 9; return a + b + c; }
+}
+class User {
+    int f(Big big) { int x = big.gone(); int y = x + 1; return big.used() + 0; }
+}
+public class Main {
+    public static void main(String[] args) { int trigger = new User().f(new Big()); System.out.println(trigger); }
+}
+"#;
+
+#[test]
+fn a_method_goes_with_the_statements_of_another_class_that_call_it_in_one_javac_accepted_test() {
+    require_tool("javac");
+    // Every candidate javac accepts (with the marker) is kept, numbered, in test order.
+    let case = Case::new("Main.java", JAVA_USES, "");
+    let log = case.path("accepted");
+    fs::create_dir(&log).unwrap();
+    let test = format!(
+        "d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && javac -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; \
+         [ $r -eq 0 ] && grep -q 'return big.used()' \"$1\" && grep -q 'int pad1' \"$1\" && grep -q 'trigger = new User().f(new Big())' \"$1\" || exit 1; n=$(ls {log} | wc -l); cp \"$1\" {log}/$(printf %05d $n)",
+        log = log.display()
+    );
+    let case = Case::new("Main.java", JAVA_USES, &test);
+    fs::create_dir_all(&log).unwrap();
+    let out = case.lopper(&["-q", "-j", "1", "--no-cache", "--passes", "unused,perses"]);
+    assert_exit(&out, 0);
+    let reduced = fs::read_to_string(&case.program).unwrap();
+    assert!(case.passes(&case.program), "{reduced}");
+    assert!(!reduced.contains("gone"), "{reduced}");
+    // Some accepted candidate took `gone` and the statements using it (`int x`, and `int y`,
+    // which uses `x`) from the one before it, which had all three: a test that needs both
+    // the declaration and its uses gone at once to stay valid.
+    let mut accepted: Vec<String> = fs::read_dir(&log).unwrap().map(|e| e.unwrap().path().to_string_lossy().into_owned()).collect();
+    accepted.sort();
+    let texts: Vec<String> = accepted.iter().map(|p| squash(&fs::read_to_string(p).unwrap())).collect();
+    let all = |t: &str| ["intgone()", "intx=big.gone();", "inty=x+1;"].iter().all(|s| t.contains(s));
+    let none = |t: &str| ["gone", "intx", "inty"].iter().all(|s| !t.contains(s));
+    let together = texts.windows(2).any(|w| all(&w[0]) && none(&w[1]) && w[1].contains("intused()"));
+    assert!(together, "{texts:#?}");
+}

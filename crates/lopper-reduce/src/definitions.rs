@@ -50,7 +50,7 @@ const FUNCTIONS: [&str; 7] = [
 ];
 
 /// The grammar symbols of a function body.
-const BODIES: [&str; 3] = ["compound_statement", "block", "constructor_body"];
+pub(crate) const BODIES: [&str; 3] = ["compound_statement", "block", "constructor_body"];
 
 /// The coarse ddmin's chunk sizes: halves down to 1/64 of the functions; Perses and the
 /// unused search take the rest.

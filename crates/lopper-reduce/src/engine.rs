@@ -240,10 +240,11 @@ pub(crate) trait FollowUp {
 }
 
 /// What else each deletion of a list minimizer takes (the unused search's `Dependents`:
-/// the items that use what it deletes).
+/// the items, and the statements outside the list, that use what it deletes).
 pub(crate) trait Closure {
-    /// Marks in `deleted` (one flag per item) every item that must go with those marked.
-    fn close(&self, deleted: &mut [bool]);
+    /// Marks in `deleted` (one flag per item) every item that must go with those marked,
+    /// and returns the nodes outside the list that must go too.
+    fn close(&self, deleted: &mut [bool]) -> Vec<NodeId>;
 }
 
 /// One list deletion by the list minimizer ([`Engine::ddmin_delete`]).
@@ -340,10 +341,9 @@ impl Engine<'_> {
                 let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !gone(k)).collect();
                 let mut e = base.clone();
                 let mut deleted: Vec<bool> = all.iter().map(|c| !kept.contains(c)).collect();
-                if let Some(d) = dependents {
-                    d.close(&mut deleted);
-                }
+                let outside = dependents.map(|d| d.close(&mut deleted)).unwrap_or_default();
                 e.delete(all.iter().zip(&deleted).filter(|(_, &d)| d).map(|(&c, _)| c));
+                e.delete(outside);
                 if head.is_some_and(|h| !kept.contains(&h)) {
                     // keep is never empty and h is its only non-element: promote the first.
                     let first = keep[0];

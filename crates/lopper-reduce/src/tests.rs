@@ -264,7 +264,8 @@ fn a_deletion_takes_the_elements_that_use_what_it_deletes() {
     let live = tree.live(&lopper_tree::EditSet::default());
     let items: Vec<lopper_tree::NodeId> = tree.node(tree.root()).children.to_vec();
     assert_eq!(items.len(), 5);
-    let d = crate::unused::Dependents::new(&tree, &live, f.grammar(), &items).expect("f uses a, g uses f");
+    let d = crate::unused::Dependents::new(&tree, &live, f.grammar(), tree.root(), &items).expect("f uses a, g uses f");
+    assert!(d.units().is_empty(), "every use is in the list");
     // Deleting `a` takes `f` (which names it) and `g` (which names `f`), not `h` or `k`.
     let mut deleted = vec![true, false, false, false, false];
     d.close(&mut deleted);
@@ -276,6 +277,36 @@ fn a_deletion_takes_the_elements_that_use_what_it_deletes() {
     let mut deleted = vec![false, false, true, false, false];
     d.close(&mut deleted);
     assert_eq!(deleted, [false, false, true, false, false]);
+}
+
+#[test]
+fn a_member_deletion_takes_the_statements_elsewhere_that_use_it() {
+    use crate::engine::Closure;
+    let f = Frontend::new(Language::C).unwrap();
+    let src = "struct S { int x; int y; int z; };\nint use(struct S *s) {\n  int t = s->y;\n  int u = t;\n  u += s->x;\n  return u;\n}\nint other(int y) { return y; }\n";
+    let tree = f.parse(src).unwrap().tree;
+    let live = tree.live(&lopper_tree::EditSet::default());
+    // The struct's member list: the star whose elements are the three fields.
+    let g = f.grammar();
+    let list = (0..tree.len() as u32)
+        .map(lopper_tree::NodeId)
+        .find(|&n| tree.node(n).kind == lopper_tree::NodeKind::Star && tree.node(n).children.len() == 3 && tree.subtree_token_ids(n).len() == 9)
+        .expect("the member list");
+    let items: Vec<lopper_tree::NodeId> = tree.node(list).children.to_vec();
+    let d = crate::unused::Dependents::new(&tree, &live, g, list, &items).expect("the fields are used");
+    let text = |n: lopper_tree::NodeId| tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).collect::<Vec<_>>().join(" ");
+    // `y` goes with `int t = s->y;`, which takes `int u = t;` (a local, in its body), which
+    // takes `u += s->x;` and `return u;`. Not `other`'s parameter `y`, nor the field `x`.
+    let mut deleted = vec![false, true, false];
+    let units: Vec<String> = d.close(&mut deleted).into_iter().map(text).collect();
+    assert_eq!(deleted, [false, true, false]);
+    let mut sorted = units.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["int t = s -> y ;", "int u = t ;", "return u ;", "u += s -> x ;"], "{units:?}");
+    // `x` takes only its statement; `z`, used nowhere, nothing.
+    let units: Vec<String> = d.close(&mut [true, false, false]).into_iter().map(text).collect();
+    assert_eq!(units, ["u += s -> x ;"]);
+    assert!(d.close(&mut [false, false, true]).is_empty());
 }
 
 #[test]

@@ -89,9 +89,10 @@ pub(crate) trait RoundHooks {
     /// from the round's state `base`.
     fn follow_up<'s>(&self, g: &'s PnfGrammar, items: &'s [NodeId], base: &'s EditSet) -> Box<dyn FollowUp + 's>;
 
-    /// What each deletion of `items` (a list's live elements of `tree`, whose live nodes
-    /// are `live`) takes along: the items that use what it deletes; `None` where none does.
-    fn dependents(&self, tree: &Tree, live: &[bool], g: &PnfGrammar, items: &[NodeId]) -> Option<Box<dyn crate::engine::Closure>>;
+    /// What each deletion of `items` (list `list`'s live elements of `tree`, whose live
+    /// nodes are `live`) takes along: the items, and the statements elsewhere, that use
+    /// what it deletes; `None` where none does.
+    fn dependents(&self, tree: &Tree, live: &[bool], g: &PnfGrammar, list: NodeId, items: &[NodeId]) -> Option<Box<dyn crate::engine::Closure>>;
 
     /// Runs after a list's ddmin that accepted a candidate, on the round's state.
     ///
@@ -375,7 +376,7 @@ impl Engine<'_> {
         let hooks = hooks.filter(|_| may_empty && head.is_none() && children.len() > 1);
         // With the unused search: deletions take their uses along, where names are
         // resolved before the program runs.
-        let dependents = hooks.as_ref().filter(|_| self.static_names()).and_then(|h| h.dependents(&r.tree, &r.live, g, &children));
+        let dependents = hooks.as_ref().filter(|_| self.static_names()).and_then(|h| h.dependents(&r.tree, &r.live, g, n, &children));
         let mut follow = hooks.map(|h| h.follow_up(g, &children, &base));
         let deletion = Deletion {
             items: children.clone(),

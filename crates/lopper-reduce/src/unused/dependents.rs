@@ -1,22 +1,50 @@
 //! Deletions that take their uses with them (after DRReduce, 2026), on the unused search's
-//! name tables ([`Names`]).
+//! name tables ([`Names`]): within a list, and, from a list whose declarations are seen
+//! outside it, across the program.
 
 use super::Names;
+use crate::definitions::BODIES;
 use foldhash::{HashMap, HashMapExt};
 use lopper_grammar::PnfGrammar;
-use lopper_tree::{NodeId, Tree};
+use lopper_tree::{NodeId, NodeKind, Tree};
+use std::ops::Range;
+
+/// The grammar symbols (the tree-sitter grammars' names) of parameter lists. They and
+/// function bodies ([`BODIES`]) open a scope of their own: a name declared inside one is not
+/// seen outside it, and a list inside one declares locals.
+const PARAMETERS: [&str; 5] = ["parameter_list", "formal_parameters", "parameters", "template_parameter_list", "type_parameters"];
+
+/// The grammar symbol of a name that a parameter list declares (type names there are
+/// `type_identifier`s in these grammars).
+const DECLARED_NAME: &str = "identifier";
 
 /// Deletions that take their uses with them (after DRReduce, 2026): for the elements of one
 /// list, which others use a name each declares (holds the first occurrence of), so that a
 /// list minimizer's candidate deleting some elements also deletes, transitively, every
-/// element of the list that would be left naming what went. Within one list only, and by
-/// name, not by scope (as the rest of this module): a wrong guess costs a failed test,
-/// never a wrong result. The closure only grows with the deletion, so the minimizer's later
-/// candidates (subsets of an accepted keep) stay consistent with what an accepted one took.
+/// element of the list that would be left naming what went.
+///
+/// Scope-aware across lists (issue 43, point 2): where the list's declarations are seen
+/// outside it (no function body or parameter list encloses it: a translation unit, a
+/// namespace, a class body), a name an element declares outside any scope of its own (not
+/// a parameter, not a local) takes its uses elsewhere in the program too: each use's
+/// innermost statement or declaration (an element of a Kleene star ending in `;` or `}`)
+/// that does not enclose the list. A use where a parameter of the same name is in scope is
+/// that parameter's, not the list's. Such a *unit* takes its own uses in turn: a local's
+/// within its function body, anything else's anywhere, and the list's elements among them.
+///
+/// By name, not by symbol table (as the rest of this module): a wrong guess costs a failed
+/// test, never a wrong result. The closure only grows with the deletion, so the
+/// minimizer's later candidates (subsets of an accepted keep) stay consistent with what an
+/// accepted one took.
 #[derive(Debug)]
 pub(crate) struct Dependents {
-    /// Per element (index): the elements that use a name it declares.
+    /// Per graph node (the list's elements by index, then the units): the graph nodes that
+    /// use a name it declares.
     users: Vec<Vec<usize>>,
+    /// The units outside the list: graph node `items + j` is `units[j]`.
+    units: Vec<NodeId>,
+    /// The number of the list's elements.
+    items: usize,
 }
 
 /// A list gets [`Dependents`] only with at least this many elements: a shorter list's ddmin
@@ -24,9 +52,10 @@ pub(crate) struct Dependents {
 pub(crate) const DEPENDENTS_MIN_ITEMS: usize = 3;
 
 impl Dependents {
-    /// The dependents among `items` (a list's live elements, in order) of `tree` under a
-    /// state whose live nodes are `live`; `None` where no element uses another's name.
-    pub(crate) fn new(tree: &Tree, live: &[bool], g: &PnfGrammar, items: &[NodeId]) -> Option<Dependents> {
+    /// The dependents among `items` (list `list`'s live elements, in order) of `tree` under
+    /// a state whose live nodes are `live`, with the units outside the list that use them;
+    /// `None` where nothing uses an element's name.
+    pub(crate) fn new(tree: &Tree, live: &[bool], g: &PnfGrammar, list: NodeId, items: &[NodeId]) -> Option<Dependents> {
         let names = Names::new(tree, live, g);
         let mut declarer: HashMap<&str, usize> = HashMap::new();
         let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -47,35 +76,235 @@ impl Dependents {
             }
         }
         let mut users = vec![Vec::new(); items.len()];
-        let mut any = false;
         for (name, d) in declarer {
             for &u in holders.get(name).into_iter().flatten() {
                 if u != d {
                     users[d].push(u);
-                    any = true;
                 }
             }
         }
-        for u in &mut users {
+        let mut d = Dependents { users, units: Vec::new(), items: items.len() };
+        let scopes = Scopes { tree, g };
+        if !scopes.inside_scope(list) {
+            Across::new(tree, live, &names, scopes, list, items).run(&mut d);
+        }
+        for u in &mut d.users {
             u.sort_unstable();
             u.dedup();
         }
-        any.then_some(Dependents { users })
+        d.users.iter().any(|u| !u.is_empty()).then_some(d)
+    }
+
+    /// The units outside the list (statements, declarations) its deletions may take.
+    #[cfg(test)]
+    pub(crate) fn units(&self) -> &[NodeId] {
+        &self.units
     }
 }
 
 impl crate::engine::Closure for Dependents {
     /// Marks in `deleted` (one flag per element) every element that uses, transitively, a
-    /// name an already marked element declares.
-    fn close(&self, deleted: &mut [bool]) {
+    /// name an already marked element declares, and returns the units outside the list
+    /// that go with them (in the order found).
+    fn close(&self, deleted: &mut [bool]) -> Vec<NodeId> {
+        let mut gone = vec![false; self.users.len()];
         let mut stack: Vec<usize> = (0..deleted.len()).filter(|&i| deleted[i]).collect();
+        stack.iter().for_each(|&i| gone[i] = true);
+        let mut units = Vec::new();
         while let Some(d) = stack.pop() {
             for &u in &self.users[d] {
-                if !deleted[u] {
-                    deleted[u] = true;
+                if !gone[u] {
+                    gone[u] = true;
                     stack.push(u);
+                    match u.checked_sub(self.items) {
+                        None => deleted[u] = true,
+                        Some(j) => units.push(self.units[j]),
+                    }
                 }
             }
+        }
+        units
+    }
+}
+
+/// Which nodes open a scope (function bodies and parameter lists).
+#[derive(Clone, Copy)]
+struct Scopes<'a> {
+    tree: &'a Tree,
+    g: &'a PnfGrammar,
+}
+
+impl Scopes<'_> {
+    fn opens(&self, n: NodeId) -> bool {
+        self.is(n, &BODIES) || self.is(n, &PARAMETERS)
+    }
+
+    fn is(&self, n: NodeId, symbols: &[&str]) -> bool {
+        self.tree.node(n).symbol.is_some_and(|s| symbols.contains(&self.g.symbol(s).name.as_str()))
+    }
+
+    /// Whether `n` or an ancestor opens a scope: what `n` declares is local.
+    fn inside_scope(&self, n: NodeId) -> bool {
+        self.opens(n) || self.tree.ancestors(n).any(|a| self.opens(a))
+    }
+
+    /// The innermost node opening a scope that encloses `n`, if any.
+    fn enclosing(&self, n: NodeId) -> Option<NodeId> {
+        self.tree.ancestors(n).find(|&a| self.opens(a))
+    }
+}
+
+/// The search for the units outside a list that use its elements' names, transitively.
+struct Across<'a, 't> {
+    tree: &'t Tree,
+    live: &'a [bool],
+    names: &'a Names<'t>,
+    scopes: Scopes<'t>,
+    /// The list's token positions, and per position in it the element (index) holding it.
+    list_span: Range<usize>,
+    owner: Vec<usize>,
+    items: &'a [NodeId],
+    /// Per live identifier, its positions in source order (built at first need).
+    occurrences: HashMap<&'t str, Vec<usize>>,
+    /// The units found, by node.
+    unit_index: HashMap<NodeId, usize>,
+}
+
+impl<'a, 't> Across<'a, 't> {
+    fn new(tree: &'t Tree, live: &'a [bool], names: &'a Names<'t>, scopes: Scopes<'t>, list: NodeId, items: &'a [NodeId]) -> Self {
+        let list_span = tree.subtree_token_range(list);
+        let mut owner = vec![usize::MAX; list_span.len()];
+        for (i, &e) in items.iter().enumerate() {
+            let s = tree.subtree_token_range(e);
+            owner[s.start - list_span.start..s.end - list_span.start].fill(i);
+        }
+        Across { tree, live, names, scopes, list_span, owner, items, occurrences: HashMap::new(), unit_index: HashMap::new() }
+    }
+
+    /// Adds to `d` the edges out of the list: from each element and each unit found, to
+    /// the units and elements using what it declares.
+    fn run(mut self, d: &mut Dependents) {
+        let mut stack: Vec<usize> = (0..self.items.len()).collect();
+        while let Some(x) = stack.pop() {
+            let node = match x.checked_sub(self.items.len()) {
+                None => self.items[x],
+                Some(j) => d.units[j],
+            };
+            for u in self.users_of(node, x < self.items.len(), d, &mut stack) {
+                if u != x {
+                    d.users[x].push(u);
+                }
+            }
+        }
+    }
+
+    /// The graph nodes using what `node` declares (its names first occurring in it, outside
+    /// any scope of its own); new units are added to `d` and pushed on `stack`.
+    fn users_of(&mut self, node: NodeId, element: bool, d: &mut Dependents, stack: &mut Vec<usize>) -> Vec<usize> {
+        let t = self.tree;
+        let span = t.subtree_token_range(node);
+        // An element of the list is seen program-wide; a unit in a function body only there.
+        let seen = match (element, self.scopes.enclosing(node)) {
+            (false, Some(scope)) => t.subtree_token_range(scope),
+            _ => 0..t.token_count(),
+        };
+        let declared: Vec<&'t str> = span
+            .clone()
+            .filter(|&p| self.names.identifier[p] && self.live[t.token_ids()[p].0 as usize])
+            .filter_map(|p| {
+                let id = t.token_ids()[p];
+                let name = t.token_text(id);
+                let first = self.names.names[name].1 == p;
+                (first && !t.ancestors(id).take_while(|&a| a != node).any(|a| self.scopes.opens(a))).then_some(name)
+            })
+            .collect();
+        if declared.is_empty() {
+            return Vec::new();
+        }
+        if self.occurrences.is_empty() {
+            self.index();
+        }
+        let mut out = Vec::new();
+        for name in declared {
+            let uses = std::mem::take(self.occurrences.get_mut(name).expect("a live name"));
+            for &p in &uses {
+                if span.contains(&p) || !seen.contains(&p) {
+                    continue;
+                }
+                if self.list_span.contains(&p) {
+                    let i = self.owner[p - self.list_span.start];
+                    if i != usize::MAX && !element {
+                        out.push(i);
+                    }
+                    continue;
+                }
+                if self.parameter(p, &uses) {
+                    continue;
+                }
+                let Some(u) = self.unit(p, &span) else { continue };
+                let next = self.unit_index.len() + self.items.len();
+                let k = *self.unit_index.entry(u).or_insert_with(|| {
+                    d.units.push(u);
+                    d.users.push(Vec::new());
+                    stack.push(next);
+                    next
+                });
+                out.push(k);
+            }
+            self.occurrences.insert(name, uses);
+        }
+        out
+    }
+
+    /// Every live identifier's positions.
+    fn index(&mut self) {
+        let t = self.tree;
+        for (pos, &id) in t.token_ids().iter().enumerate() {
+            if self.names.identifier[pos] && self.live[id.0 as usize] {
+                self.occurrences.entry(t.token_text(id)).or_default().push(pos);
+            }
+        }
+    }
+
+    /// Whether the name at `p` (whose positions are `uses`) is a parameter's: declared by
+    /// a parameter list there, or in the head of a body enclosing it (a function's, a
+    /// lambda's).
+    fn parameter(&self, p: usize, uses: &[usize]) -> bool {
+        let t = self.tree;
+        let declares = |q: usize| {
+            let id = t.token_ids()[q];
+            self.scopes.is(id, &[DECLARED_NAME]) && t.ancestors(id).any(|a| self.scopes.is(a, &PARAMETERS))
+        };
+        if declares(p) {
+            return true;
+        }
+        t.ancestors(t.token_ids()[p]).filter(|&a| self.scopes.is(a, &BODIES)).any(|body| {
+            let Some(head) = t.node(body).parent.map(|f| t.subtree_token_range(f).start..t.subtree_token_range(body).start) else { return false };
+            let from = uses.partition_point(|&q| q < head.start);
+            uses[from..].iter().take_while(|&&q| q < head.end).any(|&q| declares(q))
+        })
+    }
+
+    /// The innermost live element of a Kleene star that holds the token at `p` and ends
+    /// in `;` or `}` (a statement, a declaration), enclosing neither the list nor the
+    /// tokens `from` of the node whose name it uses.
+    fn unit(&self, p: usize, from: &Range<usize>) -> Option<NodeId> {
+        let t = self.tree;
+        let mut n = t.token_ids()[p];
+        loop {
+            let parent = t.node(n).parent?;
+            let span = t.subtree_token_range(n);
+            let encloses = |r: &Range<usize>| span.start <= r.start && r.end <= span.end;
+            if encloses(&self.list_span) || encloses(from) {
+                return None;
+            }
+            if t.node(parent).kind == NodeKind::Star && self.live[n.0 as usize] {
+                let last = t.token_text(t.token_ids()[span.end - 1]);
+                if last == ";" || last == "}" {
+                    return Some(n);
+                }
+            }
+            n = parent;
         }
     }
 }

@@ -74,11 +74,11 @@ impl RoundHooks for UnusedSearch {
         Box::new(Freed::new(g, items, base))
     }
 
-    fn dependents(&self, tree: &Tree, live: &[bool], g: &PnfGrammar, items: &[NodeId]) -> Option<Box<dyn crate::engine::Closure>> {
+    fn dependents(&self, tree: &Tree, live: &[bool], g: &PnfGrammar, list: NodeId, items: &[NodeId]) -> Option<Box<dyn crate::engine::Closure>> {
         if items.len() < DEPENDENTS_MIN_ITEMS {
             return None;
         }
-        Dependents::new(tree, live, g, items).map(|d| Box::new(d) as Box<dyn crate::engine::Closure>)
+        Dependents::new(tree, live, g, list, items).map(|d| Box::new(d) as Box<dyn crate::engine::Closure>)
     }
 
     /// Groups of files a list's deletions left unnamed go at once, not at the next
