@@ -168,6 +168,8 @@ struct Across<'a, 't> {
     occurrences: HashMap<&'t str, Vec<usize>>,
     /// The units found, by node.
     unit_index: HashMap<NodeId, usize>,
+    /// Per name looked up, its first declaration ([`Self::first_declaration`]).
+    first_declarations: HashMap<&'t str, Option<usize>>,
 }
 
 impl<'a, 't> Across<'a, 't> {
@@ -178,7 +180,18 @@ impl<'a, 't> Across<'a, 't> {
             let s = tree.subtree_token_range(e);
             owner[s.start - list_span.start..s.end - list_span.start].fill(i);
         }
-        Across { tree, live, names, scopes, list_span, owner, items, occurrences: HashMap::new(), unit_index: HashMap::new() }
+        Across {
+            tree,
+            live,
+            names,
+            scopes,
+            list_span,
+            owner,
+            items,
+            occurrences: HashMap::new(),
+            unit_index: HashMap::new(),
+            first_declarations: HashMap::new(),
+        }
     }
 
     /// Adds to `d` the edges out of the list: from each element and each unit found, to
@@ -203,32 +216,29 @@ impl<'a, 't> Across<'a, 't> {
     fn users_of(&mut self, node: NodeId, element: bool, d: &mut Dependents, stack: &mut Vec<usize>) -> Vec<usize> {
         let t = self.tree;
         let span = t.subtree_token_range(node);
-        // An element of the list is seen program-wide; a unit in a function body only there.
-        let seen = match (element, self.scopes.enclosing(node)) {
-            (false, Some(scope)) => t.subtree_token_range(scope),
-            _ => 0..t.token_count(),
-        };
-        let declared: Vec<&'t str> = span
-            .clone()
-            .filter(|&p| self.names.identifier[p] && self.live[t.token_ids()[p].0 as usize])
-            .filter_map(|p| {
-                let id = t.token_ids()[p];
-                let name = t.token_text(id);
-                let first = self.names.names[name].1 == p;
-                (first && !t.ancestors(id).take_while(|&a| a != node).any(|a| self.scopes.opens(a))).then_some(name)
-            })
-            .collect();
-        if declared.is_empty() {
-            return Vec::new();
-        }
         if self.occurrences.is_empty() {
             self.index();
         }
+        // An element of the list, or a unit outside any function body, is seen
+        // program-wide; a unit in a function body (a local) only there, after it.
+        let local = if element { None } else { self.scopes.enclosing(node).map(|scope| t.subtree_token_range(scope)) };
+        let declared: Vec<(&'t str, usize)> = span
+            .clone()
+            .filter(|&p| self.names.identifier[p] && self.live[t.token_ids()[p].0 as usize])
+            .filter(|&p| !t.ancestors(t.token_ids()[p]).take_while(|&a| a != node).any(|a| self.scopes.opens(a)))
+            .filter(|&p| self.declaration(p))
+            .map(|p| (t.token_text(t.token_ids()[p]), p))
+            .collect();
+        let declared: Vec<(&'t str, usize)> = declared.into_iter().filter(|&(name, p)| local.is_some() || self.first_declaration(name) == Some(p)).collect();
         let mut out = Vec::new();
-        for name in declared {
+        for (name, at) in declared {
             let uses = std::mem::take(self.occurrences.get_mut(name).expect("a live name"));
             for &p in &uses {
-                if span.contains(&p) || !seen.contains(&p) {
+                let seen = match &local {
+                    Some(scope) => scope.contains(&p) && p > at,
+                    None => !self.shadowed(p, &uses),
+                };
+                if span.contains(&p) || !seen || self.declaration(p) {
                     continue;
                 }
                 if self.list_span.contains(&p) {
@@ -236,9 +246,6 @@ impl<'a, 't> Across<'a, 't> {
                     if i != usize::MAX && !element {
                         out.push(i);
                     }
-                    continue;
-                }
-                if self.parameter(p, &uses) {
                     continue;
                 }
                 let Some(u) = self.unit(p, &span) else { continue };
@@ -254,6 +261,63 @@ impl<'a, 't> Across<'a, 't> {
             self.occurrences.insert(name, uses);
         }
         out
+    }
+
+    /// The position of the first occurrence of `name` that declares it ([`Self::declaration`]).
+    fn first_declaration(&mut self, name: &'t str) -> Option<usize> {
+        if let Some(&first) = self.first_declarations.get(name) {
+            return first;
+        }
+        let first = self.occurrences[name].iter().copied().find(|&q| self.declaration(q));
+        self.first_declarations.insert(name, first);
+        first
+    }
+
+    /// Whether the name at `p` declares it: it is the name of its statement, which is a
+    /// declaration (the innermost element of a Kleene star holding it that ends in `;` or
+    /// `}` has a symbol naming a declaration, definition, item or specifier, not an import)
+    /// and its last identifier before any `(`, `=`, `:`, `::`, `.`, `,`, `[`, `{` or `;`
+    /// outside angle brackets (`int x = 1;`, `Foo gone() {`, `struct u {`, `fn q<L>() ->`).
+    fn declaration(&self, p: usize) -> bool {
+        let t = self.tree;
+        let Some(e) = self.statement(p) else { return false };
+        let is_declaration = t.node(e).symbol.is_some_and(|s| {
+            let n = self.scopes.g.symbol(s).name.as_str();
+            (n.contains("declaration") || n.contains("definition") || n.ends_with("_item") || n.contains("specifier"))
+                && !(n.contains("use") || n.contains("import"))
+        });
+        if !is_declaration {
+            return false;
+        }
+        let mut depth = 0usize;
+        let mut last = None;
+        for q in t.subtree_token_range(e) {
+            let id = t.token_ids()[q];
+            if !self.live[id.0 as usize] {
+                continue;
+            }
+            match t.token_text(id) {
+                "<" => depth += 1,
+                ">" => depth = depth.saturating_sub(1),
+                ">>" => depth = depth.saturating_sub(2),
+                "(" | "=" | ":" | "::" | "." | "," | "[" | "{" | ";" if depth == 0 => break,
+                _ if depth == 0 && self.names.identifier[q] => last = Some(q),
+                _ => {}
+            }
+        }
+        last == Some(p)
+    }
+
+    /// Whether the name at `p` (whose positions are `uses`) is not the list's: a
+    /// parameter's ([`Self::parameter`]) or a local's (a body enclosing it declares the name).
+    fn shadowed(&self, p: usize, uses: &[usize]) -> bool {
+        let t = self.tree;
+        self.parameter(p, uses)
+            || t.ancestors(t.token_ids()[p]).filter(|&a| self.scopes.is(a, &BODIES)).any(|body| {
+                let span = t.subtree_token_range(body);
+                let from = uses.partition_point(|&q| q < span.start);
+                uses[from..].iter().take_while(|&&q| q < span.end).any(|&q| q != p && self.declaration(q))
+            })
     }
 
     /// Every live identifier's positions.
@@ -289,16 +353,20 @@ impl<'a, 't> Across<'a, 't> {
     /// in `;` or `}` (a statement, a declaration), enclosing neither the list nor the
     /// tokens `from` of the node whose name it uses.
     fn unit(&self, p: usize, from: &Range<usize>) -> Option<NodeId> {
+        let span = self.tree.subtree_token_range(self.statement(p)?);
+        let encloses = |r: &Range<usize>| span.start <= r.start && r.end <= span.end;
+        (!encloses(&self.list_span) && !encloses(from)).then(|| self.statement(p)).flatten()
+    }
+
+    /// The innermost live element of a Kleene star that holds the token at `p` and ends
+    /// in `;` or `}`: its statement or declaration.
+    fn statement(&self, p: usize) -> Option<NodeId> {
         let t = self.tree;
         let mut n = t.token_ids()[p];
         loop {
             let parent = t.node(n).parent?;
-            let span = t.subtree_token_range(n);
-            let encloses = |r: &Range<usize>| span.start <= r.start && r.end <= span.end;
-            if encloses(&self.list_span) || encloses(from) {
-                return None;
-            }
             if t.node(parent).kind == NodeKind::Star && self.live[n.0 as usize] {
+                let span = t.subtree_token_range(n);
                 let last = t.token_text(t.token_ids()[span.end - 1]);
                 if last == ";" || last == "}" {
                     return Some(n);
