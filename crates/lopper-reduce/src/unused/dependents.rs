@@ -25,12 +25,17 @@ const DECLARED_NAME: &str = "identifier";
 ///
 /// Scope-aware across lists (issue 43, point 2): where the list's declarations are seen
 /// outside it (no function body or parameter list encloses it: a translation unit, a
-/// namespace, a class body), a name an element declares outside any scope of its own (not
-/// a parameter, not a local) takes its uses elsewhere in the program too: each use's
-/// innermost statement or declaration (an element of a Kleene star ending in `;` or `}`)
-/// that does not enclose the list. A use where a parameter of the same name is in scope is
-/// that parameter's, not the list's. Such a *unit* takes its own uses in turn: a local's
-/// within its function body, anything else's anywhere, and the list's elements among them.
+/// namespace, a class body), each name an element *declares* takes its uses elsewhere in
+/// the program too: each use's innermost statement or declaration (an element of a Kleene
+/// star ending in `;` or `}`), if that does not enclose the list. Here an element declares
+/// a name where it holds the name's first declaring occurrence (the name a declaration's
+/// head gives: `int x = 1;`, `Foo gone() {`, `struct u {`, not a use line or an
+/// expression), outside any scope of its own. A use is not taken where it is another
+/// declaration, or where a parameter or local of that name is in scope. Such a *unit*
+/// takes its own uses in turn: a local's after it in its function body, anything else's
+/// anywhere, and the list's elements among them. (Measured on multi-rust: with first
+/// occurrences instead, a file's `use` line took the declarations it imports from other
+/// files as its uses, and the tree ended at 394 tokens instead of 106.)
 ///
 /// By name, not by symbol table (as the rest of this module): a wrong guess costs a failed
 /// test, never a wrong result. The closure only grows with the deletion, so the
