@@ -216,8 +216,10 @@ impl<'a, 't> Across<'a, 't> {
         }
     }
 
-    /// The graph nodes using what `node` declares (its names first occurring in it, outside
-    /// any scope of its own); new units are added to `d` and pushed on `stack`.
+    /// The graph nodes using what `node` declares (the names it holds a declaring
+    /// occurrence of, [`Self::declaration`], outside any scope of its own: for an element
+    /// of the list or a unit outside any function body, the name's first declaring
+    /// occurrence); new units are added to `d` and pushed on `stack`.
     fn users_of(&mut self, node: NodeId, element: bool, d: &mut Dependents, stack: &mut Vec<usize>) -> Vec<usize> {
         let t = self.tree;
         let span = t.subtree_token_range(node);
@@ -227,14 +229,21 @@ impl<'a, 't> Across<'a, 't> {
         // An element of the list, or a unit outside any function body, is seen
         // program-wide; a unit in a function body (a local) only there, after it.
         let local = if element { None } else { self.scopes.enclosing(node).map(|scope| t.subtree_token_range(scope)) };
-        let declared: Vec<(&'t str, usize)> = span
-            .clone()
-            .filter(|&p| self.names.identifier[p] && self.live[t.token_ids()[p].0 as usize])
-            .filter(|&p| !t.ancestors(t.token_ids()[p]).take_while(|&a| a != node).any(|a| self.scopes.opens(a)))
-            .filter(|&p| self.declaration(p))
-            .map(|p| (t.token_text(t.token_ids()[p]), p))
-            .collect();
-        let declared: Vec<(&'t str, usize)> = declared.into_iter().filter(|&(name, p)| local.is_some() || self.first_declaration(name) == Some(p)).collect();
+        let mut declared: Vec<(&'t str, usize)> = Vec::new();
+        for p in span.clone() {
+            let id = t.token_ids()[p];
+            if !self.names.identifier[p]
+                || !self.live[id.0 as usize]
+                || t.ancestors(id).take_while(|&a| a != node).any(|a| self.scopes.opens(a))
+                || !self.declaration(p)
+            {
+                continue;
+            }
+            let name = t.token_text(id);
+            if local.is_some() || self.first_declaration(name) == Some(p) {
+                declared.push((name, p));
+            }
+        }
         let mut out = Vec::new();
         for (name, at) in declared {
             let uses = std::mem::take(self.occurrences.get_mut(name).expect("a live name"));
@@ -314,14 +323,21 @@ impl<'a, 't> Across<'a, 't> {
     }
 
     /// Whether the name at `p` (whose positions are `uses`) is not the list's: a
-    /// parameter's ([`Self::parameter`]) or a local's (a body enclosing it declares the name).
+    /// parameter's (declared by a parameter list there, or in the head of a body enclosing
+    /// it: a function's, a lambda's) or a local's (a body enclosing it declares the name).
     fn shadowed(&self, p: usize, uses: &[usize]) -> bool {
         let t = self.tree;
-        self.parameter(p, uses)
+        let parameter = |q: usize| {
+            let id = t.token_ids()[q];
+            self.scopes.is(id, &[DECLARED_NAME]) && t.ancestors(id).any(|a| self.scopes.is(a, &PARAMETERS))
+        };
+        let any_in =
+            |r: Range<usize>, f: &dyn Fn(usize) -> bool| uses[uses.partition_point(|&q| q < r.start)..].iter().take_while(|&&q| q < r.end).any(|&q| f(q));
+        parameter(p)
             || t.ancestors(t.token_ids()[p]).filter(|&a| self.scopes.is(a, &BODIES)).any(|body| {
                 let span = t.subtree_token_range(body);
-                let from = uses.partition_point(|&q| q < span.start);
-                uses[from..].iter().take_while(|&&q| q < span.end).any(|&q| q != p && self.declaration(q))
+                let head = t.node(body).parent.map_or(0..0, |f| t.subtree_token_range(f).start..span.start);
+                any_in(head, &parameter) || any_in(span, &|q| q != p && self.declaration(q))
             })
     }
 
@@ -335,32 +351,14 @@ impl<'a, 't> Across<'a, 't> {
         }
     }
 
-    /// Whether the name at `p` (whose positions are `uses`) is a parameter's: declared by
-    /// a parameter list there, or in the head of a body enclosing it (a function's, a
-    /// lambda's).
-    fn parameter(&self, p: usize, uses: &[usize]) -> bool {
-        let t = self.tree;
-        let declares = |q: usize| {
-            let id = t.token_ids()[q];
-            self.scopes.is(id, &[DECLARED_NAME]) && t.ancestors(id).any(|a| self.scopes.is(a, &PARAMETERS))
-        };
-        if declares(p) {
-            return true;
-        }
-        t.ancestors(t.token_ids()[p]).filter(|&a| self.scopes.is(a, &BODIES)).any(|body| {
-            let Some(head) = t.node(body).parent.map(|f| t.subtree_token_range(f).start..t.subtree_token_range(body).start) else { return false };
-            let from = uses.partition_point(|&q| q < head.start);
-            uses[from..].iter().take_while(|&&q| q < head.end).any(|&q| declares(q))
-        })
-    }
-
     /// The innermost live element of a Kleene star that holds the token at `p` and ends
     /// in `;` or `}` (a statement, a declaration), enclosing neither the list nor the
     /// tokens `from` of the node whose name it uses.
     fn unit(&self, p: usize, from: &Range<usize>) -> Option<NodeId> {
-        let span = self.tree.subtree_token_range(self.statement(p)?);
+        let unit = self.statement(p)?;
+        let span = self.tree.subtree_token_range(unit);
         let encloses = |r: &Range<usize>| span.start <= r.start && r.end <= span.end;
-        (!encloses(&self.list_span) && !encloses(from)).then(|| self.statement(p)).flatten()
+        (!encloses(&self.list_span) && !encloses(from)).then_some(unit)
     }
 
     /// The innermost live element of a Kleene star that holds the token at `p` and ends
