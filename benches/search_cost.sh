@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The search-cost benchmarks of issue 32: a permissive C++ toy (libstdc++ preprocessed in,
 # ~177k tokens with g++ 12; the test only needs `undeclared_thing` reported) and JSON nested
-# DEPTH deep (the test: the file still contains `[[`). Prints, per input: final tokens,
+# DEPTH deep (the test: the file still contains `[[`). The toy's source is the one the
+# search-cost guard reduces (tools/search-guard, tests/search-cost/toy.cpp). Prints, per input: final tokens,
 # tests, wall seconds, lopper's own CPU, and the seconds to 10% and 1% of the original size.
 #
 # usage: benches/search_cost.sh [OUT_DIR]
@@ -21,59 +22,7 @@ budget=${BUDGET:-600}
 depth=${DEPTH:-5000}
 jobs=${JOBS:-2}
 
-cat > "$out/toy.cpp" <<'CPP'
-#include <vector>
-#include <map>
-#include <string>
-#include <algorithm>
-
-template <typename T>
-class Box {
-public:
-    explicit Box(T v) : value_(v) {}
-    T get() const { return value_; }
-    void set(T v) { value_ = v; }
-private:
-    T value_;
-};
-
-namespace util {
-int twice(int x) { return 2 * x; }
-int square(int x) { return x * x; }
-std::string greet(const std::string& who) { return "hello " + who; }
-}
-
-class Shape {
-public:
-    virtual ~Shape() {}
-    virtual double area() const = 0;
-};
-
-class Square : public Shape {
-public:
-    explicit Square(double s) : side_(s) {}
-    double area() const override { return side_ * side_; }
-private:
-    double side_;
-};
-
-int total(const std::vector<int>& xs) {
-    int sum = 0;
-    for (int x : xs) sum += util::twice(x);
-    std::map<std::string, int> counts;
-    counts[util::greet("a")] = sum;
-    return sum + (int)counts.size();
-}
-
-int main() {
-    std::vector<int> v = {3, 1, 2};
-    std::sort(v.begin(), v.end());
-    Box<int> b(util::square(4));
-    Square sq(2.0);
-    int r = total(v) + b.get();
-    return r + (int)sq.area() + undeclared_thing;
-}
-CPP
+cp "$root/tests/search-cost/toy.cpp" "$out/toy.cpp"
 g++ -E -P -std=c++17 "$out/toy.cpp" > "$out/toy-input.ii" 2>/dev/null || true
 cat > "$out/toy-test.sh" <<'SH'
 #!/bin/bash

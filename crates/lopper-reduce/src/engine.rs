@@ -123,6 +123,58 @@ pub(crate) struct Engine<'a> {
     /// The memo of Perses' own candidates (see the pipeline's global fixpoint).
     pub(crate) perses_memo: Memo<'static>,
     pub(crate) render: RenderOptions,
+    /// Whether the test accepts a program that names what a deletion removed, as learned
+    /// from the list deletions' probes ([`DanglingUses`]).
+    pub(crate) dangling: DanglingUses,
+}
+
+/// Whether the interestingness test accepts candidates left naming what they deleted (a
+/// permissive test: grep a diagnostic) or needs them valid (a crash-on-valid test).
+/// Deletions that take their uses along ([`Closure`]) pay off only under the latter; under
+/// the former they delete what the test needs (measured on the permissive C++ toy of
+/// `benches/search_cost.sh`: 986 tests with them always, 105 with none, 120 with this
+/// probe). So while undecided, when all of a list deletion's candidates fail, the first
+/// whose closure took more is retried without it: [`DANGLING_TOLERATED`] such retries passing first decide "tolerated" (no
+/// closures any more), [`DANGLING_REJECTED`] failing first decide "rejected" (no retries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DanglingUses {
+    /// Undecided, with the retries so far that (passed, failed).
+    Probing(u32, u32),
+    /// The test accepted dangling uses: deletions no longer take their uses.
+    Tolerated,
+    /// The test rejected them: deletions take their uses, without retries.
+    Rejected,
+}
+
+/// Retries of a closed deletion without its closure that pass before the test is taken to
+/// accept dangling uses.
+pub(crate) const DANGLING_TOLERATED: u32 = 2;
+/// Retries that fail before the test is taken to reject dangling uses.
+pub(crate) const DANGLING_REJECTED: u32 = 3;
+
+impl DanglingUses {
+    /// Whether deletions take their uses along.
+    pub(crate) fn closes(self) -> bool {
+        self != DanglingUses::Tolerated
+    }
+
+    /// Whether a failed closed deletion is retried without its closure.
+    fn probes(self) -> bool {
+        matches!(self, DanglingUses::Probing(..))
+    }
+
+    /// The state after a retry that `passed` or not.
+    fn after(self, passed: bool) -> DanglingUses {
+        let DanglingUses::Probing(p, f) = self else { return self };
+        let (p, f) = if passed { (p + 1, f) } else { (p, f + 1) };
+        if p >= DANGLING_TOLERATED {
+            DanglingUses::Tolerated
+        } else if f >= DANGLING_REJECTED {
+            DanglingUses::Rejected
+        } else {
+            DanglingUses::Probing(p, f)
+        }
+    }
 }
 
 /// One round's tree and reduction state: the edits accepted so far over the tree, and
@@ -324,6 +376,8 @@ impl Engine<'_> {
     pub(crate) fn ddmin_delete(&mut self, r: &mut Round, d: Deletion<'_>) -> Result<Vec<NodeId>, OracleError> {
         let Deletion { mut items, head, empty, done, mut follow, minimizer, dependents } = d;
         let dependents = dependents.filter(|_| head.is_none());
+        // Cleared when the test is seen to accept dangling uses, within this ddmin too.
+        let closing = std::cell::Cell::new(dependents.is_some() && self.dangling.closes());
         if let Some(h) = head {
             items.insert(0, h);
         }
@@ -333,7 +387,7 @@ impl Engine<'_> {
         let list = ListRequest { weights: &weights, may_empty: empty != Empty::Never, lookahead: self.opts.search.window };
         let kept = minimizer.unwrap_or(self.opts.search.minimizer).minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
             let gone = |k: &NodeId| follow.as_deref().is_some_and(|f| f.gone().contains(k));
-            let edits = |tree: &Tree, keep: &Vec<usize>| {
+            let closed = |tree: &Tree, keep: &Vec<usize>, closure: Option<&dyn Closure>| {
                 if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
                     return base.with(n, Edit::Delete);
                 }
@@ -341,7 +395,7 @@ impl Engine<'_> {
                 let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !gone(k)).collect();
                 let mut e = base.clone();
                 let mut deleted: Vec<bool> = all.iter().map(|c| !kept.contains(c)).collect();
-                let outside = dependents.map(|d| d.close(&mut deleted)).unwrap_or_default();
+                let outside = closure.map(|d| d.close(&mut deleted)).unwrap_or_default();
                 e.delete(all.iter().zip(&deleted).filter(|(_, &d)| d).map(|(&c, _)| c));
                 e.delete(outside);
                 if head.is_some_and(|h| !kept.contains(&h)) {
@@ -351,6 +405,7 @@ impl Engine<'_> {
                 }
                 e
             };
+            let edits = |tree: &Tree, keep: &Vec<usize>| closed(tree, keep, dependents.filter(|_| closing.get()));
             let batch: Vec<EditSet> = keeps.iter().map(|k| edits(&r.tree, k)).collect();
             // Built only when the oracle speculates on candidate `i`'s success: its
             // follow-up if there is one (judged next), then ddmin's next candidates as
@@ -375,9 +430,24 @@ impl Engine<'_> {
             // interesting, without a test, once every candidate before it failed.
             let same = batch.iter().position(|e| *e == r.state);
             let tested = same.unwrap_or(batch.len());
+            let plain = |i: usize| closed(&r.tree, &keeps[i], None);
+            let retry = (closing.get() && self.dangling.probes() && same.is_none())
+                .then(|| (0..tested).find(|&i| plain(i) != batch[i]))
+                .flatten()
+                .map(|i| (i, plain(i)));
             let winner = match self.try_batch(r, batch.into_iter().take(tested).collect(), &[], Some(&then))? {
                 Some(i) => Some(i),
-                None => return Ok(same),
+                None => {
+                    // Does the test accept what the closure kept out? (see DanglingUses)
+                    let Some((i, plain)) = retry else { return Ok(same) };
+                    let passed = self.try_batch(r, vec![plain], &[], None)?.is_some();
+                    self.dangling = self.dangling.after(passed);
+                    closing.set(self.dangling.closes());
+                    if !passed {
+                        return Ok(same);
+                    }
+                    Some(i)
+                }
             };
             // After an interesting candidate: one candidate deleting what it left unused.
             if let Some(f) = follow.as_deref_mut() {

@@ -323,10 +323,40 @@ fn under_a_validity_keeping_test_no_candidate_leaves_a_dangling_name() {
     let out = reduce(&fr, src, &mut oracle, &Options::perses(1), Pipeline::built_in(&["unused", "perses"]).unwrap(), &mut crate::NoProgress).unwrap();
     assert!(out.text.contains("keep") && !out.text.contains("more"), "{}", out.text);
     // Perses' deletions of `a` or `f` took their users along (and failed for `keep`): no
-    // candidate made of whole elements (lines) of the original names what it lacks.
-    // (Replacements, such as a function by its body, are no deletions and may.)
+    // candidate made of whole elements (lines) of the original names what it lacks, but
+    // for the probes that ask whether the test accepts that (each failed, so the test is
+    // taken to reject them). (Replacements, such as a function by its body, are no
+    // deletions and may.)
     let lines: Vec<&str> = src.lines().collect();
     let deletion = |c: &str| c.lines().all(|l| lines.contains(&l));
     let dangling = seen.iter().filter(|c| deletion(c) && !valid(c)).count();
-    assert_eq!(dangling, 0, "{seen:#?}");
+    assert_eq!(dangling as u32, crate::engine::DANGLING_REJECTED, "{seen:#?}");
+}
+
+#[test]
+fn under_a_test_that_accepts_dangling_names_deletions_stop_taking_their_users() {
+    // A chain: each `gN` names `g(N-1)`; the test (a grep, as for a diagnostic) needs only
+    // `keep`, which names the last. Taking users along would delete `keep` with any link.
+    let mut src = String::from("int g0;\n");
+    for i in 1..12 {
+        src.push_str(&format!("int g{i}(void) {{ return g{}; }}\n", if i == 1 { "0".to_string() } else { format!("{}()", i - 1) }));
+    }
+    src.push_str("int keep(void) { return g11(); }\n");
+    let fr = Frontend::new(Language::C).unwrap();
+    let run = |pipeline: Pipeline| {
+        let mut tests = 0;
+        let mut oracle = |c: &str| {
+            tests += 1;
+            c.contains("int keep(void)")
+        };
+        let out = reduce(&fr, &src, &mut oracle, &Options::perses(1), pipeline, &mut crate::NoProgress).unwrap();
+        (out.text, tests)
+    };
+    let (with_unused, tests) = run(Pipeline::built_in(&["unused", "perses"]).unwrap());
+    let (perses_alone, alone) = run(Pipeline::built_in(&["perses"]).unwrap());
+    // Once two probes passed, the chain goes as in Perses alone (which has no closures):
+    // the same result, and no more than the probes' tests beyond it.
+    assert_eq!(with_unused, perses_alone);
+    assert!(!with_unused.contains("g0"), "{with_unused}");
+    assert!(tests <= alone + crate::engine::DANGLING_TOLERATED as usize + 2, "{tests} tests against {alone}");
 }

@@ -18,7 +18,7 @@ pub mod registry;
 mod schedule;
 
 pub use crate::engine::Algorithm;
-use crate::engine::{Engine, Options};
+use crate::engine::{DanglingUses, Engine, Options};
 use crate::judge::{Batch, Judge, LocalKey, Memo};
 use crate::oracle::{Oracle, OracleError, Texts, Verdict};
 use crate::passes::CoarseSearch;
@@ -83,7 +83,15 @@ pub fn reduce(
 ) -> Result<Outcome, ReduceError> {
     let mut judge = Judge::new(frontend, input, oracle, opts.grammar_check, progress)?;
     judge.set_replays(opts.replay_every, opts.confirm);
-    let mut e = Engine { frontend, g: frontend.grammar(), opts, j: judge, perses_memo: Memo::Off, render: RenderOptions::default() };
+    let mut e = Engine {
+        frontend,
+        g: frontend.grammar(),
+        opts,
+        j: judge,
+        perses_memo: Memo::Off,
+        render: RenderOptions::default(),
+        dangling: DanglingUses::Probing(0, 0),
+    };
     let mut v = e.j.test_original().map_err(ReduceError::Oracle)?;
     if v != Verdict::Interesting && (opts.replay_every > 0 || opts.confirm) {
         // The caller's sanity runs said yes: a flaky test, which confirming runs can use.
