@@ -75,6 +75,8 @@ pub struct Reduction {
     pub verbosity: Verbosity,
     /// `--memory-limit` in MiB, if given (0: none).
     pub memory_limit: Option<u64>,
+    /// The undefined-behaviour guard in front of the test (`--ub-guard`), if asked for.
+    pub ub_guard: Option<crate::ub::Guarded>,
     /// `--assume-deterministic`: no replays.
     pub assume_deterministic: bool,
     /// `--allow-trivial`.
@@ -192,6 +194,7 @@ impl Reduction {
             stdout: regex(&a.stdout_regex, "--stdout-regex")?,
             stderr: regex(&a.stderr_regex, "--stderr-regex")?,
             stdin: a.stdin,
+            ub_guard: a.ub.ub_guard,
         };
         let language_of = project.as_ref().map_or(file.clone(), |p| p.main_file());
         let mut frontend = language(&language_of, a.lang.as_deref(), a.grammar.as_deref())?;
@@ -240,6 +243,21 @@ impl Reduction {
         let test_name = match &test {
             TestCommand::Script(t) => t.display().to_string(),
             TestCommand::Shell(cmd) => format!("sh -c '{cmd}'"),
+        };
+        let cache_dir = crate::runtime::verdict_dir(a.no_cache, a.cache_dir.as_deref());
+        let ub_guard = if a.ub.ub_guard {
+            if project.is_some() {
+                return Err(Fail(exit::USAGE, "--ub-guard takes a single C or C++ FILE".into()));
+            }
+            let memory = a.memory_limit.or_else(crate::trust::machine_memory_mib).filter(|&m| m > 0);
+            let run_seconds = a.timeout.map_or(10, |t| t.ceil() as u64);
+            Some(crate::ub::Guarded::set_up(&a.ub, frontend.name(), &file, run_seconds, memory, cache_dir.as_deref())?)
+        } else {
+            None
+        };
+        let test = match &ub_guard {
+            Some(g) => g.wrap(&test),
+            None => test,
         };
         // Baselines know no grammar: their invalid candidates are tested, and counted.
         let baseline = a.algorithm != Algorithm::Perses;
@@ -295,7 +313,8 @@ impl Reduction {
             keep_temps: a.keep_temps,
             launcher: a.launcher.clone(),
             work_dir: a.work_dir.clone(),
-            cache_dir: crate::runtime::verdict_dir(a.no_cache, a.cache_dir.as_deref()),
+            cache_dir,
+            ub_guard,
             verbosity,
             memory_limit: a.memory_limit,
             assume_deterministic: a.assume_deterministic,

@@ -13,6 +13,7 @@ mod project;
 mod report;
 mod runtime;
 mod trust;
+mod ub;
 mod values;
 use values::{language_names, parse_algorithm, parse_minimizer, Offered};
 
@@ -143,12 +144,15 @@ pub struct ReduceArgs {
     /// (with src/grammar.json and src/parser.c). Without --lang, FILE is in this language.
     #[arg(long, value_name = "PATH")]
     pub grammar: Option<PathBuf>,
-    /// The address space each test run may take, in MiB (`ulimit -v` around the test; a
-    /// run past it fails and counts as not interesting). Default: the machine's memory,
-    /// dropped (with a warning) when the original passes only without it, as sanitizer
-    /// builds that reserve huge address ranges do. 0: no limit.
-    #[arg(long, value_name = "MIB")]
+    /// The address space each test run may take (`ulimit -v` around the test; a run past
+    /// it fails and counts as not interesting): 512M, 1G, 1.5G, 1T, or a plain number of
+    /// MiB. Default: the machine's memory, dropped (with a warning) when the original
+    /// passes only without it, as sanitizer builds that reserve huge address ranges do. 0:
+    /// no limit.
+    #[arg(long, value_name = "SIZE", value_parser = values::parse_mib)]
     pub memory_limit: Option<u64>,
+    #[command(flatten)]
+    pub ub: ub::UbGuardArgs,
     /// Skip the replays that catch a nondeterministic test (the 1st, the 8th and every 32nd
     /// accepted candidate tested once more, the result twice more).
     #[arg(long)]
@@ -183,7 +187,7 @@ pub struct ReduceArgs {
     #[arg(long, value_name = "PATH")]
     pub stats: Option<PathBuf>,
     /// Write the run as it goes to this file, one JSON object a line (start, each new best,
-    /// each pass's end, warnings, the end with the --stats fields); `-` for stderr.
+    /// each pass's end, warnings, the end with the --stats fields); `-` for standard output.
     #[arg(long, value_name = "PATH")]
     pub events: Option<PathBuf>,
     /// Where verdicts are kept between runs (so a repeated or resumed reduction re-tests
@@ -234,6 +238,9 @@ enum Command {
     },
     /// Print lopper's man page (roff), generated from its options (`lopper man | man -l -`).
     Man,
+    /// The check --ub-guard runs before each test (internal).
+    #[command(hide = true)]
+    UbGuardCheck(ub::CheckArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -295,6 +302,7 @@ fn run(cli: Cli) -> Result<(), Fail> {
             Ok(())
         }
         Some(Command::Man) => inspect::man_page(),
+        Some(Command::UbGuardCheck(args)) => ub::check_cmd(args),
         None => reduce_cmd(cli.reduce),
     }
 }
@@ -352,6 +360,10 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         if let Some(n) = project::kept_notice(&r.kept) {
             eprintln!("lopper: {n}");
         }
+        if let Some(g) = &r.ub_guard {
+            eprintln!("lopper: --ub-guard: the original passes; each candidate must pass, before the test, each of:");
+            g.guard.describe().iter().for_each(|l| eprintln!("  {l}"));
+        }
     }
     let mut events = events::Events::open(r.events_path.as_deref()).map_err(|e| Fail(exit::OUTPUT, format!("cannot write --events file: {e}")))?;
     let result = reduce_with_events(&mut r, &mut oracle, &interrupt, &mut events);
@@ -370,7 +382,8 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
 fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &Arc<AtomicBool>, events: &mut events::Events) -> Result<(), Fail> {
     let quiet = r.verbosity == Verbosity::Quiet;
     let line = report::sanity_line(sanity::SANITY_RUNS, oracle.timeout(), r.verbosity);
-    let limit = r.memory_limit.or_else(trust::machine_memory_mib).filter(|&m| m > 0);
+    // Under --ub-guard the test's own line applies the limit (ub::Guarded::wrap).
+    let limit = r.memory_limit.or_else(trust::machine_memory_mib).filter(|&m| m > 0 && !r.criteria.ub_guard);
     oracle.set_memory_limit(limit);
     let mut sane = check_original(oracle, &r.text, r.timeout.is_none());
     if r.memory_limit.is_none() && limit.is_some() && matches!(sane, Err(sanity::SanityError::NotInteresting { .. })) {
@@ -433,7 +446,7 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         // The sanity runs said yes; this one did not.
         Err(ReduceError::NotInteresting(v)) => {
             let msg =
-                format!("the test is flaky: it said yes on the original {} times, then {v:?}.\n  reproduce: {}", sanity::SANITY_RUNS, r.reproduce_command());
+                format!("the test is flaky: it said yes on the original {} times, then {v}.\n  reproduce: {}", sanity::SANITY_RUNS, r.reproduce_command());
             return Err(Fail(exit::FLAKY, msg));
         }
         Err(ReduceError::Oracle(OracleError::Interrupted)) => return Err(Fail(exit::INTERRUPTED, INTERRUPTED_EARLY.into())),

@@ -198,6 +198,9 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
         "  tests     {} run{replays}, {} accepted, {} cache hits, {} skipped as a change that failed before, {} remembered from earlier runs, {} timed out; {} rounds",
         s.tests, s.accepted, s.cache_hits, s.presumed, s.remembered, s.timeouts, s.rounds
     );
+    if r.criteria.ub_guard {
+        eprintln!("  undefined behaviour: {} candidates refused by --ub-guard before the test ran", s.undefined);
+    }
     if let Some(files) = project_files(&r.text).zip(project_files(&outcome.text)) {
         eprintln!("  files     {} -> {}", files.0, files.1);
     }

@@ -72,6 +72,9 @@ pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outc
             ));
         }
     }
+    if flaky_seen && !r.assume_deterministic && outcome.text != r.text {
+        random_test(r, oracle, outcome)?;
+    }
     let body = outcome.text.trim();
     let short = body.len() <= SHORT;
     if r.allow_trivial && !short {
@@ -115,6 +118,63 @@ pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outc
     Err(Fail(
         exit::TRIVIAL,
         format!("{what}: the test accepts too much, so this result says nothing about the bug; the original is back in place. Make the test check for the bug itself (the crash's message, a stack frame), or pass --allow-trivial if this is expected.\n  reproduce: {}", r.reproduce_command()),
+    ))
+}
+
+/// Wald's sequential probability ratio test on the replays of accepted candidates, once
+/// the test is known to be flaky: is it a flaky check of a real property, where an
+/// interesting candidate's replay says no at most [`FLAKY_NO`] of the time (a crash that
+/// shows 4 times in 5), or a test that answers at random, where a replay says no half of
+/// the time or more? The run's replays and disagreements are the first evidence; the
+/// result is replayed until the test decides (at most [`MAX_RANDOMNESS_REPLAYS`] runs).
+const FLAKY_NO: f64 = 0.2;
+
+/// The share of "no" on replays of a test that answers at random (a coin).
+const RANDOM_NO: f64 = 0.5;
+
+/// The error bounds of the decision (Wald's α and β): a test that answers at random ends
+/// in a result with a chance of at most about 1% (β / (1 − α)), and a flaky check of a
+/// real property is taken for random about as rarely.
+const ERROR_BOUND: f64 = 0.01;
+
+/// The most replays of the result the decision may add.
+const MAX_RANDOMNESS_REPLAYS: usize = 60;
+
+/// The log-likelihood ratio of "random" against "flaky but right" after `no` of `runs`
+/// replays said no.
+fn randomness(no: usize, runs: usize) -> f64 {
+    let yes = runs - no;
+    no as f64 * (RANDOM_NO / FLAKY_NO).ln() + yes as f64 * ((1.0 - RANDOM_NO) / (1.0 - FLAKY_NO)).ln()
+}
+
+/// Ends the run with [`exit::FLAKY`] (the original put back) when the replays show a test
+/// that answers at random ([`randomness`] past Wald's upper bound), replaying the result
+/// while the evidence is between the bounds.
+///
+/// # Errors
+/// [`exit::FLAKY`] for a random test; the oracle's errors.
+fn random_test(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) -> Result<(), Fail> {
+    let upper = ((1.0 - ERROR_BOUND) / ERROR_BOUND).ln();
+    let lower = (ERROR_BOUND / (1.0 - ERROR_BOUND)).ln();
+    let (mut no, mut runs) = (outcome.stats.replay_disagreements, outcome.stats.replays);
+    let mut added = 0;
+    while (lower..upper).contains(&randomness(no, runs)) && added < MAX_RANDOMNESS_REPLAYS {
+        added += 1;
+        runs += 1;
+        no += (oracle.replay(&outcome.text).map_err(|e| Fail(exit::ERROR, e.to_string()))? != Verdict::Interesting) as usize;
+    }
+    if randomness(no, runs) < 0.0 || randomness(no, runs) < upper && added < MAX_RANDOMNESS_REPLAYS {
+        return Ok(());
+    }
+    restore(r)?;
+    Err(Fail(
+        exit::FLAKY,
+        format!(
+            "the test answers at random: {no} of {runs} runs again of accepted candidates and of the result said no, where a flaky check of a real property says no at most {:.0}% of the time; no result is trustworthy (the chance of a result from such a test is bounded by about {:.0}%). The original is back in place.\n  reproduce: {}",
+            FLAKY_NO * 100.0,
+            ERROR_BOUND * 100.0,
+            r.reproduce_command()
+        ),
     ))
 }
 

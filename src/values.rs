@@ -44,3 +44,40 @@ pub fn parse_algorithm(name: &str) -> Result<lopper_reduce::Algorithm, String> {
         .map(|(a, _, _)| *a)
         .ok_or_else(|| format!("unknown algorithm `{name}` (see --list-algorithms)"))
 }
+
+/// Parses a `--memory-limit` size into MiB: a plain number is MiB; `K`, `M`, `G` and `T`
+/// (or `KiB`, `MiB`, `GiB`, `TiB`, `KB`…, any case; powers of 1024, as systemd, Docker and
+/// `sort -S` read them) scale it; decimals are allowed (`1.5G`). Rounded up to whole MiB.
+pub fn parse_mib(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("`{text}` is not a size (examples: 512M, 1G, 1.5G, or 2048 for MiB)"))?;
+    let scale = match unit.trim().to_ascii_lowercase().trim_end_matches("ib").trim_end_matches('b') {
+        "" | "m" => 1.0,
+        "k" => 1.0 / 1024.0,
+        "g" => 1024.0,
+        "t" => 1024.0 * 1024.0,
+        _ => return Err(format!("`{text}`: unknown unit `{unit}` (K, M, G or T; a plain number is MiB)")),
+    };
+    Ok((value * scale).ceil() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_mib;
+
+    #[test]
+    fn memory_sizes_take_the_usual_suffixes() {
+        assert_eq!(parse_mib("512"), Ok(512));
+        assert_eq!(parse_mib("512M"), Ok(512));
+        assert_eq!(parse_mib("1G"), Ok(1024));
+        assert_eq!(parse_mib("1.5G"), Ok(1536));
+        assert_eq!(parse_mib("2GiB"), Ok(2048));
+        assert_eq!(parse_mib("1t"), Ok(1024 * 1024));
+        assert_eq!(parse_mib("1536K"), Ok(2));
+        assert_eq!(parse_mib("0"), Ok(0));
+        assert!(parse_mib("1X").is_err());
+        assert!(parse_mib("G").is_err());
+    }
+}

@@ -94,3 +94,41 @@ fn a_text_file_of_an_unknown_kind_is_reduced_by_lines() {
     // The line the test needs, whole; the others gone.
     assert_eq!(fs::read_to_string(&case.program).unwrap(), "beta KEEP me\n");
 }
+
+/// A seeded pseudo-random answer for the `n`-th run (a counter in the case's folder; -j 1
+/// keeps the order): about `no_if_below` of every 5 runs say no.
+fn seeded_coin(seed: u32, no_if_below: u32) -> String {
+    format!(
+        "c=\"$(dirname \"$0\")/counter\"; n=$(cat \"$c\" 2>/dev/null || echo {seed}); echo $((n + 1)) > \"$c\"\nr=$(( (n * 1103515245 + 12345) / 65536 % 5 ))\n[ $r -lt {no_if_below} ] && exit 1\n"
+    )
+}
+
+#[test]
+fn a_coin_flip_test_on_the_shipped_example_never_ends_in_a_result() {
+    // Where 1 run in 10 ended "done" before: the replays' evidence decides (Wald's test).
+    let program = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/c-gcc-diagnostic/program.c")).unwrap();
+    for seed in 0..3 {
+        // 2 or 3 of 5 say no: a coin, slightly unfair either way.
+        let case = Case::new("program.c", &program, &format!("{}exit 0", seeded_coin(seed * 7919, 2 + seed % 2)));
+        let out = case.lopper(&["-q", "-j", "1", "--no-cache"]);
+        assert_exit(&out, 6);
+        assert_eq!(fs::read_to_string(&case.program).unwrap(), program, "seed {seed}: the input is as it was");
+    }
+}
+
+#[test]
+fn a_crash_that_shows_four_times_in_five_still_reduces() {
+    require_tool("gcc");
+    let program = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/c-gcc-diagnostic/program.c")).unwrap();
+    let property = "LC_ALL=C gcc -c -o /dev/null \"$1\" 2>&1 | grep -q \"incompatible types when assigning to type 'int' from type 'struct item'\"";
+    for seed in 0..2 {
+        let case = Case::new("program.c", &program, &format!("{}{property}", seeded_coin(seed * 104729, 1)));
+        let out_path = case.path("out.c");
+        let out = case.lopper(&["-q", "-j", "1", "--no-cache", "-o", out_path.to_str().unwrap()]);
+        assert_exit(&out, 0);
+        let result = fs::read_to_string(&out_path).unwrap();
+        assert!(result.len() < program.len() / 3, "seed {seed}: {result}");
+        let check = std::process::Command::new("sh").arg("-c").arg(property).arg("sh").arg(&out_path).status().unwrap();
+        assert!(check.success(), "seed {seed}: the result lost the property:\n{result}");
+    }
+}

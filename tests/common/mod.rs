@@ -86,6 +86,7 @@ const TOOL_PACKAGES: &[(&str, &str)] = &[
     ("z3", "z3"),
     ("lua5.4", "lua5.4"),
     ("script", "bsdutils"),
+    ("valgrind", "valgrind"),
 ];
 
 /// Fails the test with a message naming `tool` (and how to get it) when it is not on PATH,

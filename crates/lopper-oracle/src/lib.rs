@@ -19,6 +19,7 @@ pub mod sanity;
 mod script;
 pub mod speculation;
 mod transform;
+pub mod ub_guard;
 
 pub use executor::{Executor, Finished, LocalExecutor, RunId};
 pub(crate) use process::{failure_message, kill_group, poll_child, private_tmp, wait_for_exit};
@@ -38,6 +39,22 @@ pub enum Verdict {
     NotInteresting,
     /// The time limit passed; the process group was killed. Counts as not interesting.
     TimedOut,
+    /// The undefined-behaviour guard refused the candidate before the test ran
+    /// ([`ub_guard`], exit status [`ub_guard::UB_EXIT`]). Counts as not interesting.
+    Undefined,
+}
+
+impl std::fmt::Display for Verdict {
+    /// The verdict in a user's words: "interesting", "not interesting", "timed out",
+    /// "refused by --ub-guard".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Interesting => "interesting",
+            Verdict::NotInteresting => "not interesting",
+            Verdict::TimedOut => "timed out",
+            Verdict::Undefined => "refused by --ub-guard",
+        })
+    }
 }
 
 /// Why the oracle could not give a verdict.
@@ -380,11 +397,14 @@ pub struct Criteria {
     pub stderr: Option<regex::Regex>,
     /// Also feed the candidate to the test's standard input.
     pub stdin: bool,
+    /// Whether the undefined-behaviour guard runs before the test: its refusal
+    /// ([`ub_guard::UB_EXIT`]) is then [`Verdict::Undefined`].
+    pub ub_guard: bool,
 }
 
 impl Default for Criteria {
     fn default() -> Self {
-        Criteria { exit_codes: vec![0], stdout: None, stderr: None, stdin: false }
+        Criteria { exit_codes: vec![0], stdout: None, stderr: None, stdin: false, ub_guard: false }
     }
 }
 

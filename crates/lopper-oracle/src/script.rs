@@ -195,6 +195,7 @@ impl ScriptOracle {
 fn judge(criteria: &Criteria, f: Finished) -> RunReport {
     let verdict = match f.ending {
         Ending::TimedOut => Verdict::TimedOut,
+        Ending::Exited(status) if criteria.ub_guard && status.code() == Some(crate::ub_guard::UB_EXIT) => Verdict::Undefined,
         Ending::Exited(status) => {
             let code_ok = status.code().is_some_and(|c| criteria.exit_codes.contains(&c));
             let out_ok = criteria.stdout.as_ref().is_none_or(|re| re.is_match(&f.stdout));

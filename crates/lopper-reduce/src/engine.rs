@@ -297,6 +297,10 @@ pub(crate) trait Closure {
     /// Marks in `deleted` (one flag per item) every item that must go with those marked,
     /// and returns the nodes outside the list that must go too.
     fn close(&self, deleted: &mut [bool]) -> Vec<NodeId>;
+
+    /// Whether what it takes are users of the deleted items (a deletion alone would leave
+    /// them dangling), as opposed to what only the deleted items used.
+    fn takes_users(&self) -> bool;
 }
 
 /// One list deletion by the list minimizer ([`Engine::ddmin_delete`]).
@@ -377,7 +381,7 @@ impl Engine<'_> {
         let Deletion { mut items, head, empty, done, mut follow, minimizer, dependents } = d;
         let dependents = dependents.filter(|_| head.is_none());
         // Cleared when the test is seen to accept dangling uses, within this ddmin too.
-        let closing = std::cell::Cell::new(dependents.is_some() && self.dangling.closes());
+        let closing = std::cell::Cell::new(dependents.is_some_and(|d| !d.takes_users() || self.dangling.closes()));
         if let Some(h) = head {
             items.insert(0, h);
         }
@@ -396,8 +400,15 @@ impl Engine<'_> {
                 let mut e = base.clone();
                 let mut deleted: Vec<bool> = all.iter().map(|c| !kept.contains(c)).collect();
                 let outside = closure.map(|d| d.close(&mut deleted)).unwrap_or_default();
-                e.delete(all.iter().zip(&deleted).filter(|(_, &d)| d).map(|(&c, _)| c));
-                e.delete(outside);
+                let items = all.iter().zip(&deleted).filter(|(_, &d)| d).map(|(&c, _)| c);
+                if outside.is_empty() {
+                    e.delete(items);
+                } else {
+                    // A closure may take a node inside another it takes (a class and one of
+                    // its members): only the outermost are deleted, as splicing expects.
+                    let gone: HashSet<NodeId> = items.chain(outside).collect();
+                    e.delete(gone.iter().copied().filter(|&n| !tree.ancestors(n).any(|a| gone.contains(&a))));
+                }
                 if head.is_some_and(|h| !kept.contains(&h)) {
                     // keep is never empty and h is its only non-element: promote the first.
                     let first = keep[0];
@@ -431,7 +442,7 @@ impl Engine<'_> {
             let same = batch.iter().position(|e| *e == r.state);
             let tested = same.unwrap_or(batch.len());
             let plain = |i: usize| closed(&r.tree, &keeps[i], None);
-            let retry = (closing.get() && self.dangling.probes() && same.is_none())
+            let retry = (closing.get() && dependents.is_some_and(|d| d.takes_users()) && self.dangling.probes() && same.is_none())
                 .then(|| (0..tested).find(|&i| plain(i) != batch[i]))
                 .flatten()
                 .map(|i| (i, plain(i)));

@@ -11,6 +11,7 @@ pub mod definitions;
 pub mod engine;
 pub mod files;
 pub mod generator;
+pub(crate) mod graph;
 pub mod instances;
 pub mod judge;
 pub mod minimize;

@@ -29,6 +29,9 @@ pub struct Stats {
     pub invalid: usize,
     /// Tests that hit the time limit.
     pub timeouts: usize,
+    /// Candidates the undefined-behaviour guard (`--ub-guard`) refused before the test ran
+    /// (counted in `tests` too).
+    pub undefined: usize,
     /// Replays of accepted candidates (counted in `tests` too): the periodic check of a
     /// nondeterministic test, and the confirmations once one disagreed.
     pub replays: usize,

@@ -360,3 +360,44 @@ fn under_a_test_that_accepts_dangling_names_deletions_stop_taking_their_users() 
     assert!(!with_unused.contains("g0"), "{with_unused}");
     assert!(tests <= alone + crate::engine::DANGLING_TOLERATED as usize + 2, "{tests} tests against {alone}");
 }
+
+/// The reference graph's units of a C translation unit's top-level list, as texts: per
+/// head, its declaration's first line and those of the rest of its unit.
+fn units_of(src: &str, keep: &[&str]) -> Vec<(String, Vec<String>)> {
+    let f = Frontend::new(Language::C).unwrap();
+    let tree = f.parse(src).unwrap().tree;
+    let live = tree.live(&lopper_tree::EditSet::default());
+    let names = crate::graph::Names::new(&tree, &live, f.grammar());
+    let items: Vec<lopper_tree::NodeId> = tree.node(tree.root()).children.to_vec();
+    let text = |n: lopper_tree::NodeId| tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).collect::<Vec<_>>().join(" ");
+    let kept = |n: lopper_tree::NodeId| keep.iter().any(|k| text(n).contains(k));
+    let units = crate::graph::Units::of(&names, &tree, &live, &items, &kept);
+    units.heads().iter().zip(units.members()).map(|(&h, m)| (text(h), m.iter().map(|&x| text(x)).collect())).collect()
+}
+
+#[test]
+fn a_root_goes_with_the_chain_only_it_reaches_and_a_shared_declaration_stays() {
+    let src = "typedef int T0;\ntypedef T0 T1;\nint f(T1 x) { return x; }\nint shared;\nint u1(void) { return shared; }\nint u2(void) { return shared; }\nint main(void) { return 0; }\n";
+    let units = units_of(src, &["main"]);
+    // `f` takes both typedefs; `shared`, named by two roots, is no head (deleting it alone
+    // would leave them naming it) and in no unit; `main` is kept.
+    assert_eq!(
+        units,
+        [
+            ("int f ( T1 x ) { return x ; }".to_string(), vec!["typedef int T0 ;".to_string(), "typedef T0 T1 ;".to_string()]),
+            ("int u1 ( void ) { return shared ; }".to_string(), vec![]),
+            ("int u2 ( void ) { return shared ; }".to_string(), vec![]),
+        ]
+    );
+}
+
+#[test]
+fn what_a_kept_or_undeclaring_element_names_stays() {
+    // Names go by first occurrence, so `b`'s definition declares nothing (its forward
+    // declaration does): it stays, with `a` and the declaration it names. `g`, named by
+    // the kept `main`, stays; `h`, named by `g` and by the root `lone`, is no head; `lone`
+    // goes alone.
+    let src = "int b(int);\nint a(int n) { return b(n); }\nint b(int n) { return a(n); }\nint h(void) { return 1; }\nint g(void) { return h(); }\nint main(void) { return g(); }\nint lone(void) { return h(); }\n";
+    let units = units_of(src, &["main"]);
+    assert_eq!(units, [("int lone ( void ) { return h ( ) ; }".to_string(), vec![])]);
+}

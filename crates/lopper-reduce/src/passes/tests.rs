@@ -317,12 +317,12 @@ fn element_text(tree: &lopper_tree::Tree, e: lopper_tree::NodeId) -> &str {
     &tree.source()[span(tree, ids[0]).start..span(tree, ids[ids.len() - 1]).end]
 }
 
-/// The texts of the elements of `src`'s largest list that [`crate::unused::Names`] finds
+/// The texts of the elements of `src`'s largest list that [`crate::graph::Names`] finds
 /// unreferenced.
 fn unreferenced(f: &Frontend, src: &str) -> Vec<String> {
     let tree = f.parse(src).unwrap().tree;
     let live = tree.live(&EditSet::default());
-    let names = crate::unused::Names::new(&tree, &live, f.grammar());
+    let names = crate::graph::Names::new(&tree, &live, f.grammar());
     let lists = crate::unused::lists(&tree, &EditSet::default());
     let list = lists.iter().copied().max_by_key(|&l| (tree.node(l).tokens, std::cmp::Reverse(l))).unwrap();
     tree.node(list).children.iter().filter(|&&e| names.unreferenced(e, &live)).map(|&e| element_text(&tree, e).to_string()).collect()
@@ -403,7 +403,7 @@ fn unused_dead_takes_chains_and_cycles_but_not_what_a_kept_element_uses() {
     let src = "typedef int T;\ntypedef T U;\nstruct A { struct B *b; };\nstruct B { struct A *a; };\nU keep_me;\nint crash(void) { return 0; }\n";
     let tree = c.parse(src).unwrap().tree;
     let live = tree.live(&EditSet::default());
-    let names = crate::unused::Names::new(&tree, &live, c.grammar());
+    let names = crate::graph::Names::new(&tree, &live, c.grammar());
     let list = *crate::unused::lists(&tree, &EditSet::default()).iter().max_by_key(|&&l| tree.node(l).tokens).unwrap();
     let elements = tree.node(list).children.clone();
     let text = |v: Vec<lopper_tree::NodeId>| v.into_iter().map(|e| element_text(&tree, e).to_string()).collect::<Vec<_>>();

@@ -2,21 +2,12 @@
 //! name tables ([`Names`]): within a list, and, from a list whose declarations are seen
 //! outside it, across the program.
 
-use super::Names;
 use crate::definitions::BODIES;
+use crate::graph::{Names, DECLARED_NAME, PARAMETERS};
 use foldhash::{HashMap, HashMapExt};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 use std::ops::Range;
-
-/// The grammar symbols (the tree-sitter grammars' names) of parameter lists. They and
-/// function bodies ([`BODIES`]) open a scope of their own: a name declared inside one is not
-/// seen outside it, and a list inside one declares locals.
-const PARAMETERS: [&str; 5] = ["parameter_list", "formal_parameters", "parameters", "template_parameter_list", "type_parameters"];
-
-/// The grammar symbol of a name that a parameter list declares (type names there are
-/// `type_identifier`s in these grammars).
-const DECLARED_NAME: &str = "identifier";
 
 /// Deletions that take their uses with them (after DRReduce, 2026): for the elements of one
 /// list, which others use a name each declares (holds the first occurrence of), so that a
@@ -129,6 +120,10 @@ impl crate::engine::Closure for Dependents {
             }
         }
         units
+    }
+
+    fn takes_users(&self) -> bool {
+        true
     }
 }
 

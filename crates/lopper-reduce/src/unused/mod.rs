@@ -19,16 +19,14 @@
 //! it. Names are the grammar's identifier tokens (as in [`crate::passes::identifiers`]).
 
 use crate::engine::{Deletion, Empty, Engine, FollowUp, Round};
+use crate::graph::{Names, Units};
 use crate::oracle::OracleError;
 use crate::passes::{Group, Kind, PassInfo};
 use crate::perses::RoundHooks;
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
-// foldhash: a map of every live identifier is built for each state the search looks at.
-use foldhash::{HashMap, HashMapExt};
 use std::cell::OnceCell;
 use std::collections::HashSet;
-use std::ops::Range;
 
 mod dependents;
 pub(crate) use dependents::{Dependents, DEPENDENTS_MIN_ITEMS};
@@ -106,7 +104,7 @@ impl UnusedSearch {
         let (mut i, mut first) = (0, true);
         while i < lists.len() {
             let found = {
-                let names = Names::new(&r.tree, &r.live, e.g);
+                let names = names_of(&r.tree, &r.live, e.g);
                 lists[i..].iter().position(|&l| Step::of(&names, &self.pinned, &r.tree, &r.live, l, 2).is_some())
             };
             let Some(k) = found else { break };
@@ -120,9 +118,11 @@ impl UnusedSearch {
     }
 
     /// The search on `list`, a list of the round's tree (the round's start visits every
-    /// list with two children or more, outer lists first): ddmin over its unreferenced
-    /// elements (see the module docs) when there are at least two holding at least
-    /// 1/[`MIN_SHARE`] of the list's tokens, deleting all of them the first candidate; then,
+    /// list with two children or more, outer lists first): when it has at least two
+    /// unreferenced elements (see the module docs) holding at least 1/[`MIN_SHARE`] of the
+    /// list's tokens, ddmin over the heads of its dependency-closed units ([`Units`]: each
+    /// such element, and each taking the elements only it reaches, so that a chain goes in
+    /// one candidate), deleting all of them the first candidate; then,
     /// as long as that deleted some, again over the elements the deletions left
     /// unreferenced, even one. An element ddmin kept is needed by the test itself: the
     /// name it declares first is pinned, for the rest of the reduction. In a list with a
@@ -156,7 +156,7 @@ impl UnusedSearch {
                     refused = true;
                 }
             }
-            let names = Names::new(&r.tree, &r.live, e.g);
+            let names = names_of(&r.tree, &r.live, e.g);
             let Some(step) = Step::of(&names, &self.pinned, &r.tree, &r.live, list, least) else { break };
             least = 1;
             // What the search judges first from a state its candidate leads to: the
@@ -165,7 +165,7 @@ impl UnusedSearch {
             let g = e.g;
             let next = move |tree: &Tree, state: &EditSet| {
                 let live = tree.live(state);
-                let names = Names::new(tree, &live, g);
+                let names = names_of(tree, &live, g);
                 let step = Step::of(&names, &pinned, tree, &live, list, 1);
                 let step = step.or_else(|| later.iter().find_map(|&l| Step::of(&names, &pinned, tree, &live, l, 2)));
                 step.map_or_else(Vec::new, |s| s.first(state))
@@ -180,11 +180,19 @@ impl UnusedSearch {
                     continue;
                 }
             }
-            let offered = step.unreferenced.len();
-            let kept = e.ddmin_delete(r, Deletion { done: Some(&next), ..Deletion::of(step.unreferenced, Empty::DeleteItems) })?;
+            // ddmin over the units' heads, each taking what only it reaches (crate::graph).
+            let units = {
+                let names = names_of(&r.tree, &r.live, e.g);
+                let is_pinned = |x: NodeId| names.declared(x, &r.live).is_some_and(|n| self.pinned.contains(n));
+                let elements: Vec<NodeId> = r.tree.node(list).children.iter().copied().filter(|x| r.live[x.0 as usize]).collect();
+                Units::of(&names, &r.tree, &r.live, &elements, &is_pinned)
+            };
+            let heads = units.heads().to_vec();
+            let offered = heads.len();
+            let kept = e.ddmin_delete(r, Deletion { done: Some(&next), dependents: Some(&units), ..Deletion::of(heads, Empty::DeleteItems) })?;
             whole = kept.is_empty();
             first_whole.get_or_insert(whole);
-            let names = Names::new(&r.tree, &r.live, e.g);
+            let names = names_of(&r.tree, &r.live, e.g);
             self.pinned.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
             if kept.len() == offered {
                 break;
@@ -221,7 +229,7 @@ impl UnusedSearch {
         let mut least = least;
         loop {
             let live = r.tree.live(&all.state);
-            let names = Names::new(&r.tree, &live, g);
+            let names = names_of(&r.tree, &live, g);
             let steps: Vec<Step> = lists.iter().filter_map(|&l| Step::of(&names, &self.pinned, &r.tree, &live, l, least)).collect();
             if steps.is_empty() {
                 return all;
@@ -328,10 +336,10 @@ impl FollowUp for Freed<'_> {
     fn after(&self, tree: &Tree, state: &EditSet, live: &[bool]) -> Option<(EditSet, Vec<NodeId>)> {
         let protect = self.unreferenced.get_or_init(|| {
             let live = tree.live(self.base);
-            let names = Names::new(tree, &live, self.g);
+            let names = names_of(tree, &live, self.g);
             self.items.iter().copied().filter(|&e| names.unreferenced(e, &live)).collect()
         });
-        let names = Names::new(tree, live, self.g);
+        let names = names_of(tree, live, self.g);
         let rest: Vec<NodeId> = self.items.iter().copied().filter(|e| live[e.0 as usize]).collect();
         let dead = names.dead(&rest, &|e| protect.contains(&e) || self.refused.contains(&e), live);
         (dead.len() >= 2).then(|| {
@@ -354,132 +362,6 @@ impl FollowUp for Freed<'_> {
     }
 }
 
-/// Where each live identifier of a program occurs: built once per state of the edits.
-pub struct Names<'t> {
-    tree: &'t Tree,
-    /// Per name: its live occurrences, and the token position of the first.
-    names: HashMap<&'t str, (u32, usize)>,
-    /// Per token position: whether that token is a live identifier.
-    identifier: Vec<bool>,
-}
-
-impl<'t> Names<'t> {
-    /// The live identifiers of `tree` (`live`: one flag per node, as [`Tree::live`] gives).
-    pub fn new(tree: &'t Tree, live: &[bool], g: &PnfGrammar) -> Names<'t> {
-        let mut names: HashMap<&str, (u32, usize)> = HashMap::new();
-        let mut identifier = vec![false; tree.token_count()];
-        for (pos, &id) in tree.token_ids().iter().enumerate() {
-            if !live[id.0 as usize] || !tree.node(id).symbol.is_some_and(|s| g.is_identifier(s)) {
-                continue;
-            }
-            identifier[pos] = true;
-            names.entry(tree.token_text(id)).or_insert((0, pos)).0 += 1;
-        }
-        Names { tree, names, identifier }
-    }
-
-    /// The first name element `e` declares (holds the first occurrence of), if any: what
-    /// the search remembers an element the test needs by, since it stays the same while
-    /// the element's body shrinks.
-    pub fn declared(&self, e: NodeId, live: &[bool]) -> Option<&'t str> {
-        let t = self.tree;
-        let (span, ids) = self.positions(e)?;
-        span.zip(ids).find_map(|(pos, &id)| {
-            let name = t.token_text(id);
-            (self.identifier[pos] && live[id.0 as usize] && self.names[name].1 == pos).then_some(name)
-        })
-    }
-
-    /// Whether list element `e` is unreferenced (see the module docs): it holds the first
-    /// occurrence of some name, and all occurrences of every such name. `live` as for
-    /// [`Names::new`].
-    pub fn unreferenced(&self, e: NodeId, live: &[bool]) -> bool {
-        let t = self.tree;
-        let Some((span, ids)) = self.positions(e) else { return false };
-        let mut inside: HashMap<&str, u32> = HashMap::new();
-        for (pos, &id) in span.clone().zip(ids) {
-            if self.identifier[pos] && live[id.0 as usize] {
-                *inside.entry(t.token_text(id)).or_default() += 1;
-            }
-        }
-        let mut declares = false;
-        for (name, n) in inside {
-            let (all, first) = self.names[name];
-            if span.contains(&first) {
-                if n < all {
-                    return false;
-                }
-                declares = true;
-            }
-        }
-        declares
-    }
-
-    /// Node `e`'s tokens with their positions in [`Tree::token_ids`] (a subtree's tokens
-    /// are contiguous); `None` for a node without tokens.
-    fn positions(&self, e: NodeId) -> Option<(Range<usize>, &'t [NodeId])> {
-        let span = self.tree.subtree_token_range(e);
-        (!span.is_empty()).then(|| (span.clone(), &self.tree.token_ids()[span]))
-    }
-    /// The largest set of `elements` (a list's live children, in order) outside `keep`
-    /// that declare some name and whose names are used only inside the set: what stays
-    /// unused once all of it is gone, cycles and chains of declarations included (a
-    /// mark-and-sweep over the uses, from every element that declares nothing, every
-    /// element in `keep` and every use outside the list). A use keeps every element that
-    /// holds the name, not only the one with its first occurrence, as if each might
-    /// declare it (a struct's field `top` after another struct's `top`: measured, keeping
-    /// only the first holder made this candidate fail on every level of va-arg). `live` as
-    /// for [`Names::new`].
-    pub fn dead(&self, elements: &[NodeId], keep: &dyn Fn(NodeId) -> bool, live: &[bool]) -> Vec<NodeId> {
-        let t = self.tree;
-        // Per token position: the element (index) holding it.
-        let mut owner = vec![usize::MAX; self.identifier.len()];
-        for (i, &e) in elements.iter().enumerate() {
-            if let Some((span, _)) = self.positions(e) {
-                owner[span].fill(i);
-            }
-        }
-        let declarer = |name: &str| self.names.get(name).map_or(usize::MAX, |&(_, first)| owner[first]);
-        // Per name, the elements that hold it: each may declare it.
-        let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut dead = vec![false; elements.len()];
-        for (pos, &id) in t.token_ids().iter().enumerate() {
-            let i = owner[pos];
-            if i == usize::MAX || !self.identifier[pos] || !live[id.0 as usize] {
-                continue;
-            }
-            let name = t.token_text(id);
-            if declarer(name) == i {
-                dead[i] = !keep(elements[i]);
-            }
-            let h = holders.entry(name).or_default();
-            if h.last() != Some(&i) {
-                h.push(i);
-            }
-        }
-        loop {
-            let mut changed = false;
-            for (pos, &id) in t.token_ids().iter().enumerate() {
-                let user = owner[pos];
-                if !self.identifier[pos] || !live[id.0 as usize] || (user != usize::MAX && dead[user]) {
-                    continue;
-                }
-                let name = t.token_text(id);
-                let mut revive = |d: usize| {
-                    if d != usize::MAX && dead[d] && d != user {
-                        dead[d] = false;
-                        changed = true;
-                    }
-                };
-                holders.get(name).into_iter().flatten().for_each(|&d| revive(d));
-            }
-            if !changed {
-                return elements.iter().zip(dead).filter(|(_, d)| *d).map(|(&e, _)| e).collect();
-            }
-        }
-    }
-}
-
 /// The Kleene star and plus nodes of `tree` under `edits` with at least two children, in
 /// pre-order: the lists the search visits, outer ones first.
 pub fn lists(tree: &Tree, edits: &EditSet) -> Vec<NodeId> {
@@ -492,4 +374,9 @@ pub fn lists(tree: &Tree, edits: &EditSet) -> Vec<NodeId> {
         node.kind != NodeKind::Token
     });
     found
+}
+
+/// The name tables the search reads: without the names parameter lists declare.
+fn names_of<'t>(tree: &'t Tree, live: &[bool], g: &PnfGrammar) -> Names<'t> {
+    Names::without_parameters(tree, live, g)
 }

@@ -1,0 +1,413 @@
+//! The undefined-behaviour guard (`--ub-guard`): what a careful wrong-code test checks
+//! before it asks whether the bug still shows (C-Reduce's recipe, Regehr et al., PLDI'12),
+//! owned by lopper so that the user's test can be the naive one ("the two builds differ").
+//!
+//! A candidate passes when all of these hold, in this order (the cheapest refusals first):
+//! 1. the *reference build* — the first compiler at `-O0` with the warnings that signal
+//!    undefined or unspecified behaviour made errors ([`warning_errors`]: uninitialized
+//!    use, a missing return value, implicit declarations and `int`, int/pointer
+//!    conversions, incompatible pointers, a `main` not returning `int`, a `printf` format
+//!    its arguments do not match) — compiles, and
+//!    its run ends normally (no signal, no timeout);
+//! 2. every other compiler at `-O0`, with its own such errors, compiles a program that
+//!    prints the same standard output and exits with the same status (unspecified and
+//!    implementation-defined behaviour the compilers resolve differently);
+//! 3. where valgrind is installed, memcheck reports no error on the reference build
+//!    (uninitialized values, bad reads and writes, where no MSan build is at hand);
+//! 4. every sanitizer build the machine has ([`UbGuard::detect`] probes them: clang's
+//!    `undefined,address` and, for C, `memory`; gcc's `undefined`), with no recovery,
+//!    runs with no sanitizer report and prints and exits as the reference run did.
+//!
+//! What it cannot see: undefined behaviour no sanitizer reports (a pointer compared or
+//! used after its object's lifetime ended, where ASan's quarantine has recycled it; a
+//! data race without TSan; strict-aliasing violations; unsequenced modifications a
+//! compiler does not warn about), and paths the reference run does not take.
+//!
+//! It runs as part of each test run (the CLI's hidden `ub-guard-check`, before the user's
+//! test, in the same process group, under the same time limit), so it runs in parallel
+//! with `-j` and is killed with the run. Its verdicts are kept apart from the test's, by a
+//! hash of the candidate and the guard's configuration ([`UbGuard::check_cached`]).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The exit status of a test run whose candidate the guard refused: the verdict is then
+/// [`crate::Verdict::Undefined`], not the test's.
+pub const UB_EXIT: i32 = 125;
+
+/// A compiler family: which warning flags and sanitizers it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// GCC (`gcc`, `g++`, `gcc-12`).
+    Gcc,
+    /// Clang (`clang`, `clang-16`, `clang++-14`).
+    Clang,
+}
+
+/// A compiler the guard runs: a command name or path, and its family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compiler {
+    /// The command (found on PATH or a path).
+    pub command: String,
+    /// Its family, from its `--version`.
+    pub family: Family,
+}
+
+/// The guard's configuration: the compilers, the sanitizer builds that work here, the
+/// user's extra flags and the time one program run may take.
+#[derive(Clone, Debug)]
+pub struct UbGuard {
+    /// Whether the candidate is C++ (else C).
+    pub cpp: bool,
+    /// The compilers; the first makes the reference build.
+    pub compilers: Vec<Compiler>,
+    /// The sanitizer builds: a compiler (index into `compilers`) and its `-fsanitize=`
+    /// value.
+    pub sanitizers: Vec<(usize, String)>,
+    /// Flags for every build (`-I`, `-D`, `-std=`), before the file.
+    pub flags: Vec<String>,
+    /// Seconds one run of a built program may take.
+    pub run_seconds: u64,
+    /// Whether valgrind's memcheck runs the reference build too (where it is installed: it
+    /// sees uninitialized values where no MSan build is at hand).
+    pub valgrind: bool,
+    /// The address space a run of an unsanitized build may take, in KiB; sanitized runs
+    /// get it as their resident-set limit instead (they reserve terabytes of address
+    /// space).
+    pub memory_kib: Option<u64>,
+}
+
+/// The warnings of `family` that signal undefined or unspecified behaviour, as errors.
+pub fn warning_errors(family: Family) -> &'static [&'static str] {
+    match family {
+        Family::Gcc => &[
+            "-Werror=uninitialized",
+            "-Werror=maybe-uninitialized",
+            "-Werror=return-type",
+            "-Werror=implicit-function-declaration",
+            "-Werror=implicit-int",
+            "-Werror=int-conversion",
+            "-Werror=incompatible-pointer-types",
+            "-Werror=main",
+            "-Werror=format",
+        ],
+        Family::Clang => &[
+            "-Werror=uninitialized",
+            "-Werror=sometimes-uninitialized",
+            "-Werror=return-type",
+            "-Werror=implicit-function-declaration",
+            "-Werror=implicit-int",
+            "-Werror=int-conversion",
+            "-Werror=incompatible-pointer-types",
+            "-Werror=main-return-type",
+            "-Werror=format",
+        ],
+    }
+}
+
+/// How a built program's run ended.
+#[derive(Debug, PartialEq, Eq)]
+struct RunOutput {
+    status: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+impl UbGuard {
+    /// The guard for a C (`cpp` false) or C++ program: the compilers named (`named`, in
+    /// order), or else those on PATH — `gcc` (`g++`) then the newest of `clang`,
+    /// `clang-NN` (`clang++`, `clang++-NN`) — and the sanitizer builds each has here,
+    /// each probed once on a tiny program.
+    ///
+    /// # Errors
+    /// A message when no compiler is found or a named one does not run.
+    pub fn detect(cpp: bool, named: &[String], flags: Vec<String>, run_seconds: u64) -> Result<UbGuard, String> {
+        let commands: Vec<String> = if named.is_empty() { on_path(cpp) } else { named.to_vec() };
+        let mut compilers = Vec::new();
+        for c in commands {
+            let family = family_of(&c).ok_or_else(|| format!("--ub-guard: cannot run the compiler {c} (`{c} --version` failed)"))?;
+            compilers.push(Compiler { command: c, family });
+        }
+        if compilers.is_empty() {
+            return Err(format!(
+                "--ub-guard: no {} compiler on PATH (looked for {}); name one with --ub-guard-cc",
+                if cpp { "C++" } else { "C" },
+                if cpp { "g++, clang++, clang++-NN" } else { "gcc, clang, clang-NN" }
+            ));
+        }
+        let valgrind = Command::new("valgrind").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+        let mut guard = UbGuard { cpp, compilers, sanitizers: Vec::new(), flags, run_seconds, valgrind, memory_kib: None };
+        let probe = tempfile::tempdir().map_err(|e| format!("--ub-guard: {e}"))?;
+        let src = probe.path().join(if cpp { "probe.cc" } else { "probe.c" });
+        fs::write(&src, "int main(void) { return 0; }\n").map_err(|e| format!("--ub-guard: {e}"))?;
+        for (i, c) in guard.compilers.iter().enumerate() {
+            let kinds: &[&str] = match (c.family, cpp) {
+                (Family::Clang, false) => &["undefined,address", "memory"],
+                (Family::Clang, true) => &["undefined,address"],
+                (Family::Gcc, _) => &["undefined"],
+            };
+            for k in kinds {
+                let exe = probe.path().join(format!("probe-{i}-{}", k.replace(',', "-")));
+                let built = guard.compile(c, &src, &exe, &sanitizer_flags(k)).is_ok();
+                if built && guard.run(&exe, true).is_ok_and(|r| r.status == Some(0)) {
+                    guard.sanitizers.push((i, k.to_string()));
+                }
+            }
+        }
+        Ok(guard)
+    }
+
+    /// What the guard runs, one line each, for the start of a run and `--help`'s readers.
+    pub fn describe(&self) -> Vec<String> {
+        let mut lines = vec![format!("reference build: {} -O0 with UB warnings as errors, run to a normal end", self.compilers[0].command)];
+        for c in &self.compilers[1..] {
+            lines.push(format!("second compiler: {} -O0 must print and exit the same", c.command));
+        }
+        for (i, k) in &self.sanitizers {
+            lines.push(format!("sanitizer: {} -fsanitize={k}, no report, same output", self.compilers[*i].command));
+        }
+        if self.valgrind {
+            lines.push("valgrind memcheck on the reference build: no error".into());
+        }
+        lines
+    }
+
+    /// Checks the program in `file`, building in `work` (an empty directory of the
+    /// caller's). `Ok` when it passes every check, else the first refusal in words.
+    ///
+    /// # Errors
+    /// The refusal: which build or run showed what.
+    pub fn check(&self, file: &Path, work: &Path) -> Result<(), String> {
+        let reference = &self.compilers[0];
+        let exe = work.join("reference");
+        self.compile(reference, file, &exe, &with_errors(reference.family))
+            .map_err(|e| format!("{} -O0 (UB warnings as errors) refused it: {e}", reference.command))?;
+        let want = self.run(&exe, false)?;
+        // `timeout` passes a signal on as 128 + its number.
+        if want.status.is_none_or(|s| s > 128) {
+            return Err(format!("the {} -O0 build did not end normally ({})", reference.command, ended(&want)));
+        }
+        if self.valgrind {
+            self.memcheck(&exe)?;
+        }
+        for (i, c) in self.compilers.iter().enumerate().skip(1) {
+            let exe = work.join(format!("second-{i}"));
+            self.compile(c, file, &exe, &with_errors(c.family)).map_err(|e| format!("{} -O0 (UB warnings as errors) refused it: {e}", c.command))?;
+            let got = self.run(&exe, false)?;
+            if got.status != want.status || got.stdout != want.stdout {
+                return Err(format!("{} -O0 and {} -O0 disagree ({}, {})", reference.command, c.command, ended(&want), ended(&got)));
+            }
+        }
+        for (j, (i, kind)) in self.sanitizers.iter().enumerate() {
+            let c = &self.compilers[*i];
+            let exe = work.join(format!("sanitized-{j}"));
+            self.compile(c, file, &exe, &sanitizer_flags(kind)).map_err(|e| format!("{} -fsanitize={kind} does not build it: {e}", c.command))?;
+            let got = self.run(&exe, true)?;
+            if let Some(report) = got.stderr.lines().find(|l| l.contains("runtime error") || l.contains("Sanitizer")) {
+                return Err(format!("{} -fsanitize={kind}: {}", c.command, report.trim()));
+            }
+            if got.status != want.status || got.stdout != want.stdout {
+                return Err(format!("the {} -fsanitize={kind} build runs otherwise than the reference ({}, {})", c.command, ended(&got), ended(&want)));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`UbGuard::check`] through a cache of verdicts in `cache` (created if missing):
+    /// one file per candidate and configuration, named by their BLAKE3 hash, `.ok` or
+    /// `.ub` (holding the refusal). A candidate judged before is not built again.
+    ///
+    /// # Errors
+    /// As [`UbGuard::check`].
+    pub fn check_cached(&self, file: &Path, work: &Path, cache: &Path) -> Result<(), String> {
+        let text = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let mut h = blake3::Hasher::new();
+        h.update(format!("{self:?}").as_bytes());
+        h.update(&text);
+        let key = h.finalize().to_hex();
+        let (ok, ub) = (cache.join(format!("{key}.ok")), cache.join(format!("{key}.ub")));
+        if ok.exists() {
+            return Ok(());
+        }
+        if let Ok(reason) = fs::read_to_string(&ub) {
+            return Err(reason);
+        }
+        let verdict = self.check(file, work);
+        // Written by rename: parallel runs of the same candidate never see half a file.
+        let _ = fs::create_dir_all(cache);
+        if let Ok(tmp) = tempfile::NamedTempFile::new_in(cache) {
+            let _ = fs::write(tmp.path(), verdict.as_ref().err().map_or("", String::as_str));
+            let _ = tmp.persist(if verdict.is_ok() { &ok } else { &ub });
+        }
+        verdict
+    }
+
+    /// Runs `exe` under valgrind's memcheck: a refusal on any error it reports.
+    fn memcheck(&self, exe: &Path) -> Result<(), String> {
+        let out = Command::new("timeout")
+            .args(["-s", "KILL", &(self.run_seconds * 10).to_string(), "valgrind", "--error-exitcode=99", "--vgdb=no", "-q"])
+            .arg(exe)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run valgrind: {e}"))?;
+        if out.status.code() == Some(99) {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let first = err.lines().map(|l| l.split_once("== ").map_or(l, |(_, r)| r)).find(|l| !l.trim().is_empty()).unwrap_or("an error");
+            return Err(format!("valgrind memcheck: {}", first.trim()));
+        }
+        Ok(())
+    }
+
+    /// Builds `file` into `exe` with `c` at -O0, `extra` flags and the user's.
+    fn compile(&self, c: &Compiler, file: &Path, exe: &Path, extra: &[&str]) -> Result<(), String> {
+        let mut cmd = Command::new(&c.command);
+        cmd.arg("-O0").args(extra).args(&self.flags).arg(file).arg("-o").arg(exe);
+        let out = cmd.stdin(Stdio::null()).output().map_err(|e| format!("cannot run {}: {e}", c.command))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        Err(err.lines().find(|l| l.contains("error")).unwrap_or("it failed").trim().to_string())
+    }
+
+    /// Runs `exe` under `timeout` (a timeout is a refusal), with the sanitizers' options when `sanitized`, and the
+    /// memory limit as [`UbGuard::memory_kib`] says.
+    fn run(&self, exe: &Path, sanitized: bool) -> Result<RunOutput, String> {
+        let mut cmd = Command::new("timeout");
+        cmd.args(["-s", "KILL", &self.run_seconds.to_string()]);
+        let rss = self.memory_kib.map(|k| format!(":hard_rss_limit_mb={}", k / 1024)).unwrap_or_default();
+        if sanitized {
+            cmd.env("ASAN_OPTIONS", format!("detect_leaks=0:detect_stack_use_after_return=1:symbolize=0{rss}"));
+            cmd.env("UBSAN_OPTIONS", "symbolize=0:halt_on_error=1");
+            cmd.env("MSAN_OPTIONS", format!("symbolize=0{rss}"));
+        } else if let Some(kib) = self.memory_kib {
+            cmd.args(["sh", "-c", &format!("ulimit -v {kib} && exec \"$0\"")]);
+        }
+        let out = cmd.arg(exe).stdin(Stdio::null()).output().map_err(|e| format!("cannot run timeout: {e}"))?;
+        let status = out.status.code();
+        if matches!(status, Some(124) | Some(137)) {
+            return Err(format!("a run of the {} build took more than {} s", if sanitized { "sanitized" } else { "plain" }, self.run_seconds));
+        }
+        Ok(RunOutput { status, stdout: out.stdout, stderr: String::from_utf8_lossy(&out.stderr).into_owned() })
+    }
+}
+
+/// The flags of a sanitizer build of `kind`.
+fn sanitizer_flags(kind: &str) -> Vec<&str> {
+    vec![
+        "-g",
+        if kind.contains("memory") {
+            "-fsanitize=memory"
+        } else if kind.contains("address") {
+            "-fsanitize=undefined,address"
+        } else {
+            "-fsanitize=undefined"
+        },
+        "-fno-sanitize-recover=all",
+        "-w",
+    ]
+}
+
+/// The reference flags of `family`: its UB warnings as errors.
+fn with_errors(family: Family) -> Vec<&'static str> {
+    warning_errors(family).to_vec()
+}
+
+/// "exit status N" or "killed by a signal", for a refusal.
+fn ended(r: &RunOutput) -> String {
+    match r.status {
+        Some(s) => format!("exit status {s}, {} bytes of output", r.stdout.len()),
+        None => "killed by a signal".into(),
+    }
+}
+
+/// The family of compiler `c`, from its `--version`; `None` when it does not run.
+fn family_of(c: &str) -> Option<Family> {
+    let out = Command::new(c).arg("--version").stdin(Stdio::null()).output().ok()?;
+    out.status.success().then(|| if String::from_utf8_lossy(&out.stdout).contains("clang") { Family::Clang } else { Family::Gcc })
+}
+
+/// The compilers on PATH: gcc (g++) and the newest clang (clang++), where present.
+fn on_path(cpp: bool) -> Vec<String> {
+    let (gcc, clang) = if cpp { ("g++", "clang++") } else { ("gcc", "clang") };
+    let dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    let mut found = Vec::new();
+    if dirs.iter().any(|d| d.join(gcc).is_file()) {
+        found.push(gcc.to_string());
+    }
+    // clang, or the newest clang-NN.
+    let mut best: Option<(u32, String)> = dirs.iter().any(|d| d.join(clang).is_file()).then(|| (u32::MAX, clang.to_string()));
+    if best.is_none() {
+        for d in &dirs {
+            for e in fs::read_dir(d).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(v) = name.strip_prefix(&format!("{clang}-")).and_then(|v| v.parse::<u32>().ok()) {
+                    if best.as_ref().is_none_or(|(b, _)| v > *b) {
+                        best = Some((v, name));
+                    }
+                }
+            }
+        }
+    }
+    found.extend(best.map(|(_, c)| c));
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard() -> Option<UbGuard> {
+        UbGuard::detect(false, &[], Vec::new(), 10).ok()
+    }
+
+    #[test]
+    fn a_clean_program_passes_and_an_uninitialized_read_does_not() {
+        let Some(g) = guard() else {
+            eprintln!("no C compiler on PATH: skipped");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let clean = dir.path().join("clean.c");
+        fs::write(&clean, "#include <stdio.h>\nint main(void) { int a[2] = {1, 2}; printf(\"%d\\n\", a[1]); return 0; }\n").unwrap();
+        let w = tempfile::tempdir().unwrap();
+        assert_eq!(g.check(&clean, w.path()), Ok(()));
+        // Read one past the array: two compilers read different bytes, valgrind or ASan
+        // (clang) or gcc's UBSan bounds check reports it; where none of them is here, the
+        // -O0 warnings cannot see it.
+        let oob = dir.path().join("oob.c");
+        fs::write(&oob, "#include <stdio.h>\nint main(int argc, char **argv) { int a[2] = {1, 2}; printf(\"%d\\n\", a[argc + 1]); return 0; }\n").unwrap();
+        if !g.sanitizers.is_empty() || g.compilers.len() > 1 {
+            let w = tempfile::tempdir().unwrap();
+            assert!(g.check(&oob, w.path()).is_err());
+        }
+        // A missing return value used by the caller: refused at the reference build.
+        let noret = dir.path().join("noret.c");
+        fs::write(&noret, "int f(int x) { if (x) return 1; }\nint main(void) { return f(0); }\n").unwrap();
+        let w = tempfile::tempdir().unwrap();
+        let refusal = g.check(&noret, w.path()).unwrap_err();
+        assert!(refusal.contains("refused it"), "{refusal}");
+    }
+
+    #[test]
+    fn verdicts_are_cached_by_candidate_and_configuration() {
+        let Some(g) = guard() else {
+            eprintln!("no C compiler on PATH: skipped");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.c");
+        fs::write(&file, "int main(void) { int x; return x; }\n").unwrap();
+        let cache = dir.path().join("cache");
+        let work = tempfile::tempdir().unwrap();
+        let first = g.check_cached(&file, work.path(), &cache).unwrap_err();
+        let files: Vec<_> = fs::read_dir(&cache).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(files.len(), 1);
+        assert!(files[0].ends_with(".ub"), "{files:?}");
+        // The second answer comes from the cache: the same refusal, though no compiler
+        // could build from an empty work directory that is not there.
+        let again = g.check_cached(&file, Path::new("/nonexistent/work"), &cache).unwrap_err();
+        assert_eq!(first, again);
+    }
+}
