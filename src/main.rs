@@ -12,6 +12,7 @@ mod output;
 mod project;
 mod report;
 mod runtime;
+mod template;
 mod trust;
 mod ub;
 mod values;
@@ -238,6 +239,10 @@ enum Command {
     },
     /// Print lopper's man page (roff), generated from its options (`lopper man | man -l -`).
     Man,
+    /// Print a careful interestingness test for a bug kind (crash, crash-on-valid,
+    /// wrong-code), filled in with your compilers and flags: `lopper template wrong-code
+    /// --cc gcc-12 > test.sh`.
+    Template(template::TemplateArgs),
     /// The check --ub-guard runs before each test (internal).
     #[command(hide = true)]
     UbGuardCheck(ub::CheckArgs),
@@ -303,6 +308,7 @@ fn run(cli: Cli) -> Result<(), Fail> {
         }
         Some(Command::Man) => inspect::man_page(),
         Some(Command::UbGuardCheck(args)) => ub::check_cmd(args),
+        Some(Command::Template(args)) => template::template_cmd(args),
         None => reduce_cmd(cli.reduce),
     }
 }

@@ -96,21 +96,11 @@ fn a_naive_wrong_code_test_with_the_guard_ends_free_of_undefined_behaviour_and_s
     assert!(result.len() < PROGRAM.len() / 2, "{result}");
     assert!(case.passes(&out_path), "the result no longer miscompiles:\n{result}");
     assert!(result.contains("__builtin_memcpy"), "{result}");
-    // …and free of what the guard checks, judged independently: gcc -O0 with the UB
-    // warnings as errors, and gcc's UBSan and ASan builds running clean with the output
-    // of the plain -O0 build.
+    // …and free of what the guard checks, judged again here: gcc -O0 with the guard's UB
+    // warnings as errors, then, independently of the guard, valgrind's memcheck and gcc's
+    // UBSan and ASan builds running clean with the output of the plain -O0 build.
     let dir = case.dir.path();
-    let errors = [
-        "-Werror=uninitialized",
-        "-Werror=maybe-uninitialized",
-        "-Werror=return-type",
-        "-Werror=implicit-function-declaration",
-        "-Werror=implicit-int",
-        "-Werror=int-conversion",
-        "-Werror=incompatible-pointer-types",
-        "-Werror=main",
-        "-Werror=format",
-    ];
+    let errors = lopper_reduce::oracle::ub_guard::warning_errors(lopper_reduce::oracle::ub_guard::Family::Gcc);
     let built = Command::new("gcc").arg("-O0").args(errors).arg(&out_path).arg("-o").arg(dir.join("ref")).output().unwrap();
     assert!(built.status.success(), "{}\n{result}", String::from_utf8_lossy(&built.stderr));
     let reference = Command::new(dir.join("ref")).output().unwrap();
@@ -166,4 +156,24 @@ fn the_guard_is_for_c_and_cpp_and_says_so() {
     let out = case.lopper(&["--no-cache", "--ub-guard"]);
     assert_exit(&out, 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--ub-guard checks C and C++ programs"));
+}
+
+#[test]
+fn the_wrong_code_template_is_a_careful_test_that_tells_the_miscompile_from_a_clean_program() {
+    require_tool("gcc");
+    let case = Case::new("mc.c", PROGRAM, "exit 0");
+    // The second compiler is gcc too here: clang need not be installed.
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).args(["template", "wrong-code", "--cc", "gcc", "--other-cc", "gcc"]).output().unwrap();
+    assert_exit(&out, 0);
+    common::write_script(&case.test, String::from_utf8(out.stdout).unwrap().trim_start_matches("#!/bin/bash\n"));
+    let miscompiles = gcc_miscompiles(case.dir.path());
+    assert_eq!(case.passes(&case.program), miscompiles, "the template's verdict on the miscompiled program");
+    // A program with an uninitialized read differs between levels for no bug: refused.
+    let ub = case.path("ub.c");
+    fs::write(&ub, "#include <stdio.h>\nint main(void) { int x; printf(\"%d\\n\", x); return 0; }\n").unwrap();
+    assert!(!case.passes(&ub));
+    // A crash template without a signature says what it needs.
+    let out = Command::new(env!("CARGO_BIN_EXE_lopper")).args(["template", "crash"]).output().unwrap();
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--signature"));
 }
