@@ -69,17 +69,7 @@ pub struct ReduceArgs {
     /// List the reduction algorithms with their sources, and exit.
     #[arg(long)]
     pub list_algorithms: bool,
-    /// The passes, comma-separated, from the registry (see --list-passes): `definitions`
-    /// and `instances` (once, first: every function definition to a declaration, every
-    /// list of one kind emptied), `unused` (the list elements that declare a name used
-    /// nowhere else, minimized together; part of each Perses round), `perses` (Perses'
-    /// list deletion and replacement), the passes past 1-minimality (`identifiers`,
-    /// `literals`, `inline`, `aliases`, `bodies`, `params`, `subtrees`, `tokens`),
-    /// `clang_delta` (C-Vise's clang_delta transformations, for C and C++, when installed)
-    /// and `layout` (the result laid out readably). Each runs in its group: `first` ones
-    /// once before the rest, `main` ones every round of the global fixpoint in the order
-    /// given, `last` ones once at the end. Default: all of them, in the registry's order.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', hide_default_value = true, hide_possible_values = true, value_parser = Offered { parse: |s| Ok(s.to_string()), names: || lopper_reduce::pipeline::REGISTRY.iter().map(|p| p.name).collect() }, default_values_t = lopper_reduce::pipeline::REGISTRY.map(|p| p.name.to_string()))]
+    #[arg(long, help = values::passes_help(), value_name = "LIST", value_delimiter = ',', hide_default_value = true, hide_possible_values = true, value_parser = Offered { parse: |s| Ok(s.to_string()), names: || lopper_reduce::pipeline::REGISTRY.iter().map(|p| p.name).collect() }, default_values_t = lopper_reduce::pipeline::REGISTRY.map(|p| p.name.to_string()))]
     pub passes: Vec<String>,
     /// An external transformation (repeatable), run after the passes: a shell command in
     /// Regehr's protocol with `{file}` (a private copy of the current best, which it may
@@ -136,10 +126,7 @@ pub struct ReduceArgs {
     /// in the result.
     #[arg(long)]
     pub delete_binaries: bool,
-    /// The language (default: from FILE's extension: .c .h .i, .java, .js .mjs .cjs, and
-    /// those the grammars declare; `lopper languages` lists them; plain text by lines,
-    /// `text`, for an extension none claims).
-    #[arg(long, value_name = "LANG", hide_possible_values = true, value_parser = Offered { parse: |s| Ok(s.to_string()), names: language_names })]
+    #[arg(long, help = values::lang_help(), value_name = "LANG", hide_possible_values = true, value_parser = Offered { parse: |s| Ok(s.to_string()), names: language_names })]
     pub lang: Option<String>,
     /// A grammar to use: a pest grammar file (NAME.pest) or a tree-sitter grammar folder
     /// (with src/grammar.json and src/parser.c). Without --lang, FILE is in this language.
@@ -477,7 +464,12 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
     }
     events.emit(&events::Event::End { stats });
     if outcome.interrupted {
-        return Err(Fail(exit::INTERRUPTED, String::new()));
+        let next = if r.output.in_place() {
+            format!("the best so far is in {}; run the same command again to go on from it", r.file.display())
+        } else {
+            "the best so far is in the -o output; a new run starts from the input again".to_string()
+        };
+        return Err(Fail(exit::INTERRUPTED, if quiet { String::new() } else { next }));
     }
     Ok(())
 }

@@ -54,7 +54,7 @@ impl<'a> Reporter<'a> {
 
     fn line(&self, s: &Status) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-9);
-        let files = s.files.map_or(String::new(), |n| format!(", {n} files"));
+        let files = s.files.map_or(String::new(), |n| format!(", {}", plural(n, "file")));
         format!(
             "{} / {} tokens ({:.1}%{files}) | {} tests, {} cache hits, {:.1} tests/s | round {} {}",
             s.tokens,
@@ -97,8 +97,9 @@ impl<'a> Reporter<'a> {
 /// for counts below a million and pass names up to 12 characters.
 fn bar_line(s: &Status) -> String {
     // A project's files take the percentage's place.
-    let share = s.files.map_or_else(|| format!("{:.1}%", percent(s.tokens, s.tokens_before)), |n| format!("{n} files"));
-    format!("{}/{} tokens {share} | {} tests | round {} {}", s.tokens, s.tokens_before, s.tests, s.round, s.pass)
+    let share = s.files.map_or_else(|| format!("{:.1}%", percent(s.tokens, s.tokens_before)), |n| plural(n, "file"));
+    let rate = s.tests as f64 / s.seconds.max(1e-9);
+    format!("{}/{} {share} | {} tests, {} hits, {rate:.1}/s | round {} {}", s.tokens, s.tokens_before, s.tests, s.cache_hits, s.round, s.pass)
 }
 
 /// A live line while the test runs on the original (the sanity runs), from the first
@@ -195,8 +196,14 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     }
     let replays = if s.replays > 0 { format!(" ({} of them replays, {} disagreed)", s.replays, s.replay_disagreements) } else { String::new() };
     eprintln!(
-        "  tests     {} run{replays}, {} accepted, {} cache hits, {} skipped as a change that failed before, {} remembered from earlier runs, {} timed out; {} rounds",
-        s.tests, s.accepted, s.cache_hits, s.presumed, s.remembered, s.timeouts, s.rounds
+        "  tests     {} run{replays}, {} accepted, {} cache hits, {} skipped as a change that failed before, {} remembered from earlier runs, {} timed out; {}",
+        s.tests,
+        s.accepted,
+        s.cache_hits,
+        s.presumed,
+        s.remembered,
+        s.timeouts,
+        plural(s.rounds, "round")
     );
     if r.criteria.ub_guard {
         eprintln!("  undefined behaviour: {} candidates refused by --ub-guard before the test ran", s.undefined);
@@ -214,7 +221,7 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
     let mut each: Vec<String> = ran
         .iter()
-        .map(|p| format!("{}: {} tests, {} accepted, {:.1} s ({:.1} s in tests)", p.name, p.tests, p.accepted, p.time.seconds, p.time.test_seconds))
+        .map(|p| format!("{}: {}, {} accepted, {:.1} s ({:.1} s in tests)", p.name, plural(p.tests, "test"), p.accepted, p.time.seconds, p.time.test_seconds))
         .collect();
     if !idle.is_empty() {
         each.push(format!("{} more without a test ({:.1} s)", idle.len(), idle.iter().map(|p| p.time.seconds).sum::<f64>()));
@@ -323,4 +330,9 @@ pub fn stats_report(r: &Reduction, outcome: &Outcome, wasted: Wasted, sanity_run
         serde_json::Value::Object(m) => m,
         _ => unreachable!("a struct serializes to an object"),
     }
+}
+
+/// `n` and `word`, with an `s` unless `n` is 1 ("1 round", "2 rounds").
+pub fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }

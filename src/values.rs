@@ -63,6 +63,31 @@ pub fn parse_mib(text: &str) -> Result<u64, String> {
     Ok((value * scale).ceil() as u64)
 }
 
+/// `--passes`' help, from the pass registry (so that it names every pass there is).
+pub fn passes_help() -> String {
+    use lopper_reduce::passes::Group;
+    let names = |g: Group| lopper_reduce::pipeline::REGISTRY.iter().filter(|p| p.group == g).map(|p| p.name).collect::<Vec<_>>().join(", ");
+    format!(
+        "The passes, comma-separated (--list-passes says what each does). Once, first: {}. Every round, to the fixpoint: {}. Once, at the end: {}. Default: all of them, in this order; `perses` alone is Perses' list deletion and replacement",
+        names(Group::First),
+        names(Group::Main),
+        names(Group::Last)
+    )
+}
+
+/// `--lang`'s help, from the languages built into the binary (the grammars directories add
+/// more, which `lopper languages` lists).
+pub fn lang_help() -> String {
+    let builtin: Vec<String> = lopper_parse::registry::built_in()
+        .into_iter()
+        .map(|(name, ext)| if ext.is_empty() { name } else { format!("{name} ({})", ext.iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(" ")) })
+        .collect();
+    format!(
+        "The language (default: from FILE's extension). Built in: {}; and those the grammars directories declare (`lopper languages` lists them all); a FILE whose extension none claims is reduced by lines as `text`",
+        builtin.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_mib;

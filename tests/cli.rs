@@ -616,3 +616,24 @@ fn completions_offer_the_values_of_lang_passes_algorithm_and_minimizer() {
     assert!(offered("--algorithm").contains("hdd-fixpoint"), "{}", offered("--algorithm"));
     assert!(offered("--minimizer").contains("probdd"), "{}", offered("--minimizer"));
 }
+
+#[test]
+fn the_help_names_every_pass_and_every_built_in_language_with_its_extensions() {
+    let run = |args: &[&str]| {
+        String::from_utf8(Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).env("LOPPER_GRAMMARS", "/nonexistent").output().unwrap().stdout).unwrap()
+    };
+    let help = run(&["--help"]);
+    let line = |flag: &str| help.lines().find(|l| l.trim_start().starts_with(flag)).unwrap_or_else(|| panic!("no {flag} in --help")).to_string();
+    let passes = line("--passes");
+    // The registry's passes: the rows before the blank line (the names counted apart follow).
+    let listed = run(&["--list-passes"]);
+    for p in listed.lines().take_while(|l| !l.trim().is_empty()).filter_map(|l| l.split_whitespace().next()) {
+        assert!(passes.contains(p), "--passes' help lacks {p}: {passes}");
+    }
+    let lang = line("--lang");
+    for row in run(&["languages"]).lines().filter(|l| !l.starts_with('#') && l.contains("built-in")) {
+        let mut cells = row.split("  ").filter(|c| !c.trim().is_empty());
+        let (name, exts) = (cells.next().unwrap().trim(), cells.next().unwrap().trim());
+        assert!(lang.contains(&format!("{name} ({exts})")), "--lang's help lacks {name} ({exts}): {lang}");
+    }
+}

@@ -19,6 +19,14 @@ const SHIPPED_PEST: &[(&str, &str)] = &[
     (TEXT, include_str!("../grammars/text.pest")),
 ];
 
+/// The languages built into the binary, in `lopper languages`' order, each with its
+/// extensions (without dots): the tree-sitter ones, then the shipped grammar files. Reads
+/// no grammars directory.
+pub fn built_in() -> Vec<(String, Vec<String>)> {
+    let compiled = Language::ALL.iter().map(|l| (l.name().to_string(), l.extensions().iter().map(|x| x.to_string()).collect()));
+    compiled.chain(SHIPPED_PEST.iter().map(|(name, text)| (name.to_string(), lopper_grammar::pest_extensions(text)))).collect()
+}
+
 /// The shipped language of plain text by lines: a FILE whose extension no language claims
 /// is reduced in it.
 pub const TEXT: &str = "text";
