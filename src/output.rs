@@ -104,6 +104,8 @@ pub struct Output {
     pub backup: Option<PathBuf>,
     /// In place: the backup still has to be written before the first best.
     backup_pending: bool,
+    /// In place: this run wrote the backup (not one kept from an earlier run).
+    made_backup: bool,
     input: PathBuf,
     mode: u32,
     owner: Option<(u32, u32)>,
@@ -179,6 +181,7 @@ impl Output {
             path: input.to_path_buf(),
             backup: None,
             backup_pending: false,
+            made_backup: false,
             input: input.to_path_buf(),
             mode: meta.permissions().mode() & 0o7777,
             owner: Some((meta.uid(), meta.gid())),
@@ -254,6 +257,7 @@ impl Output {
             path: project.root().to_path_buf(),
             backup,
             backup_pending: false,
+            made_backup: false,
             input: project.root().to_path_buf(),
             mode: 0o644,
             owner: None,
@@ -295,6 +299,7 @@ impl Output {
             };
             keep(backup).map_err(|e| OutputError::Write(backup.clone(), e))?;
             self.backup_pending = false;
+            self.made_backup = true;
         }
         if let Some(log) = &self.log {
             // Before the write: a crash in between leaves a logged hash, never an unlogged file.
@@ -303,6 +308,22 @@ impl Output {
             }
         }
         self.write_atomically(text).map_err(|e| OutputError::Write(self.path.clone(), e))
+    }
+
+    /// Puts the original `text` back where the results went, after a result that cannot
+    /// stand; in place, the backup this run made goes too (FILE is the original again, and
+    /// an identical FILE.orig beside it would only be taken for a reduction's backup).
+    ///
+    /// # Errors
+    /// As [`Output::write`].
+    pub fn restore(&mut self, text: &str) -> Result<(), OutputError> {
+        self.write(text)?;
+        if self.project.is_none() && self.made_backup {
+            if let Some(b) = &self.backup {
+                let _ = fs::remove_file(b);
+            }
+        }
+        Ok(())
     }
 
     /// Whether [`Output::write`] has made the backup (or there was one to keep).

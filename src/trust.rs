@@ -180,7 +180,7 @@ fn random_test(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) 
 
 /// Writes the original back where the results went.
 fn restore(r: &mut Reduction) -> Result<(), Fail> {
-    r.output.write(&r.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))
+    r.output.restore(&r.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))
 }
 
 /// The machine's memory in MiB (`MemTotal` of `/proc/meminfo`), the default limit of each

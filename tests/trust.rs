@@ -32,6 +32,8 @@ fn a_test_that_accepts_anything_is_reported_as_trivial() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the result is empty") && err.contains("--allow-trivial"), "{err}");
     assert_eq!(fs::read_to_string(&case.program).unwrap(), PROGRAM);
+    // The original is back, with no backup of it left beside it.
+    assert!(!case.path("p.c.orig").exists());
     // Unless the user says it is expected.
     let out = case.lopper(&["-q", "--no-cache", "--allow-trivial"]);
     assert_exit(&out, 0);
