@@ -441,24 +441,35 @@ impl Engine<'_> {
             // interesting, without a test, once every candidate before it failed.
             let same = batch.iter().position(|e| *e == r.state);
             let tested = same.unwrap_or(batch.len());
-            let plain = |i: usize| closed(&r.tree, &keeps[i], None);
-            let retry = (closing.get() && dependents.is_some_and(|d| d.takes_users()) && self.dangling.probes() && same.is_none())
-                .then(|| (0..tested).find(|&i| plain(i) != batch[i]))
-                .flatten()
-                .map(|i| (i, plain(i)));
-            let winner = match self.try_batch(r, batch.into_iter().take(tested).collect(), &[], Some(&then))? {
-                Some(i) => Some(i),
-                None => {
-                    // Does the test accept what the closure kept out? (see DanglingUses)
-                    let Some((i, plain)) = retry else { return Ok(same) };
+            let probing = closing.get() && dependents.is_some_and(|d| d.takes_users()) && self.dangling.probes() && same.is_none();
+            // Each candidate without its closure, where that differs (while probing).
+            let mut plains: Vec<Option<EditSet>> = (0..tested).map(|i| probing.then(|| closed(&r.tree, &keeps[i], None)).filter(|p| *p != batch[i])).collect();
+            let mut batch: Vec<Option<EditSet>> = batch.into_iter().take(tested).map(Some).collect();
+            // While probing, the batch is judged in pieces, each ending at a candidate whose
+            // closure took more, so that the retry without it (see DanglingUses) comes where
+            // a one-at-a-time run would make it, whatever the batch's size (-j).
+            let mut start = 0;
+            let winner = loop {
+                if start >= tested {
+                    return Ok(same);
+                }
+                let end = if self.dangling.probes() { (start..tested).find(|&i| plains[i].is_some()).map_or(tested, |k| k + 1) } else { tested };
+                let piece: Vec<EditSet> = batch[start..end].iter_mut().map(|e| e.take().expect("judged once")).collect();
+                let offset_then = |tree: &Tree, i: usize| then(tree, start + i);
+                if let Some(i) = self.try_batch(r, piece, &[], Some(&offset_then))? {
+                    break Some(start + i);
+                }
+                let last = end - 1;
+                if let Some(plain) = plains[last].take().filter(|_| self.dangling.probes()) {
+                    // Does the test accept what the closure kept out?
                     let passed = self.try_batch(r, vec![plain], &[], None)?.is_some();
                     self.dangling = self.dangling.after(passed);
                     closing.set(self.dangling.closes());
-                    if !passed {
-                        return Ok(same);
+                    if passed {
+                        break Some(last);
                     }
-                    Some(i)
                 }
+                start = end;
             };
             // After an interesting candidate: one candidate deleting what it left unused.
             if let Some(f) = follow.as_deref_mut() {
