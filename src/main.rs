@@ -407,8 +407,10 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         }
     }
     if !quiet {
+        // A resumed run tests the partly reduced program it goes on from, not the original.
+        let what = if r.output.resumed { format!("{}, which this run goes on from,", r.file.display()) } else { "the original".to_string() };
         eprintln!(
-            "lopper: the original is interesting ({} sanity runs, {:.2} s each at most); time limit per test {:.1} s",
+            "lopper: {what} is interesting ({} sanity runs, {:.2} s each at most); time limit per test {:.1} s",
             sane.runs,
             sane.slowest.as_secs_f64(),
             oracle.timeout().as_secs_f64()
