@@ -206,7 +206,10 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
         plural(s.rounds, "round")
     );
     if r.criteria.ub_guard {
-        eprintln!("  undefined behaviour: {} candidates refused by --ub-guard before the test ran", s.undefined);
+        eprintln!(
+            "  undefined behaviour: {} candidates refused by --ub-guard before the test ran; {} not made (they took a local variable's initializer)",
+            s.undefined, s.ub_avoided
+        );
     }
     if let Some(files) = project_files(&r.text).zip(project_files(&outcome.text)) {
         eprintln!("  files     {} -> {}", files.0, files.1);

@@ -37,6 +37,9 @@ pub struct Options {
     /// Confirm each accepted candidate by more runs from the start (the test was flaky on
     /// the original).
     pub confirm: bool,
+    /// Make no candidate that takes a local variable's initializer (C, C++; under
+    /// `--ub-guard`, whose guard would refuse it when the variable is read first).
+    pub keep_initializers: bool,
 }
 
 impl Options {
@@ -49,6 +52,7 @@ impl Options {
             grammar_check: GrammarCheck::Reject,
             algorithm: Algorithm::Perses,
             search: SearchOptions::perses(window),
+            keep_initializers: false,
             threads: 1,
             replay_every: 0,
             confirm: false,
@@ -348,6 +352,27 @@ impl Engine<'_> {
         passes: &[&str],
         then: Option<&Successors<'_>>,
     ) -> Result<Option<usize>, OracleError> {
+        if self.opts.keep_initializers {
+            // Edits that would create undefined behaviour are not made (crate::ub_safe).
+            let made: Vec<usize> = (0..batch.len()).filter(|&i| !crate::ub_safe::drops_local_initializer(&r.tree, self.g, &r.state, &batch[i])).collect();
+            if made.len() < batch.len() {
+                self.j.stats.ub_avoided += batch.len() - made.len();
+                let mut slots: Vec<Option<EditSet>> = batch.into_iter().map(Some).collect();
+                let kept: Vec<EditSet> = made.iter().map(|&i| slots[i].take().expect("each once")).collect();
+                let made = &made;
+                let then_made = then.map(|t| move |tree: &Tree, j: usize| t(tree, made[j]));
+                let winner = match &then_made {
+                    Some(t) => self.try_made(r, kept, passes, Some(t))?,
+                    None => self.try_made(r, kept, passes, None)?,
+                };
+                return Ok(winner.map(|j| made[j]));
+            }
+        }
+        self.try_made(r, batch, passes, then)
+    }
+
+    /// [`Engine::try_batch`] once the candidates are made.
+    fn try_made(&mut self, r: &mut Round, batch: Vec<EditSet>, passes: &[&str], then: Option<&Successors<'_>>) -> Result<Option<usize>, OracleError> {
         let round: &Round = r;
         let (tree, render, rendered) = (&round.tree, self.render, &round.rendered);
         // Rendered when the oracle is about to judge them, not those past the answer.

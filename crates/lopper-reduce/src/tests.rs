@@ -401,3 +401,29 @@ fn what_a_kept_or_undeclaring_element_names_stays() {
     let units = units_of(src, &["main"]);
     assert_eq!(units, [("int lone ( void ) { return h ( ) ; }".to_string(), vec![])]);
 }
+
+#[test]
+fn with_keep_initializers_no_candidate_takes_a_local_s_initializer() {
+    // The oracle needs main, both locals and the call: without the option, Perses' replacement
+    // tries `int x;` (an init_declarator by its declarator).
+    let src = "int g = 3;\nint main(void) {\n  int x = 4;\n  int y = x + g;\n  printf(\"%d\", y);\n  return 0;\n}\n";
+    let fr = Frontend::new(Language::C).unwrap();
+    let run = |keep: bool| {
+        let mut seen: Vec<String> = Vec::new();
+        let mut oracle = |c: &str| {
+            seen.push(c.to_string());
+            ["main", "int x", "int y", "printf(\"%d\", y);"].iter().all(|w| c.contains(w))
+        };
+        let opts = Options { keep_initializers: keep, ..Options::perses(1) };
+        let out = reduce(&fr, src, &mut oracle, &opts, Pipeline::perses(), &mut crate::NoProgress).unwrap();
+        (seen, out)
+    };
+    let uninitialized = |c: &str| c.contains("int x;") || c.contains("int y;") || c.contains("int x ;") || c.contains("int y ;");
+    let (seen, _) = run(false);
+    assert!(seen.iter().any(|c| uninitialized(c)), "the test would not show anything: {seen:#?}");
+    let (seen, out) = run(true);
+    assert!(!seen.iter().any(|c| uninitialized(c)), "{:#?}", seen.iter().filter(|c| uninitialized(c)).collect::<Vec<_>>());
+    assert!(out.stats.ub_avoided > 0);
+    // A global's initializer may still go (it is zero then).
+    assert!(seen.iter().any(|c| c.contains("int g;") || !c.contains("int g")), "{seen:#?}");
+}
