@@ -27,6 +27,7 @@
 use crate::engine::{Engine, Round};
 use crate::oracle::OracleError;
 use crate::passes::{CoarseSearch, Context, Group, Kind, PassInfo};
+use crate::symbols::BODIES;
 use lopper_tree::{Edit, NodeId, NodeKind, Tree};
 
 /// The search in the registry.
@@ -48,9 +49,6 @@ const FUNCTIONS: [&str; 7] = [
     "constructor_declaration",
     "function_item",
 ];
-
-/// The grammar symbols of a function body.
-pub(crate) const BODIES: [&str; 3] = ["compound_statement", "block", "constructor_body"];
 
 /// The coarse ddmin's chunk sizes: halves down to 1/64 of the functions; Perses and the
 /// unused search take the rest.

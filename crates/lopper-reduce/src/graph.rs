@@ -18,6 +18,7 @@
 //! Dominators by Cooper, Harvey and Kennedy, *A Simple, Fast Dominance Algorithm* (2001).
 
 use crate::engine::Closure;
+use crate::symbols::{DECLARED_NAME, PARAMETERS};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
@@ -186,14 +187,6 @@ impl<'t> Names<'t> {
         }
     }
 }
-
-/// The grammar symbols (the tree-sitter grammars' names) of parameter lists: a name
-/// declared inside one is local to its function.
-pub(crate) const PARAMETERS: [&str; 5] = ["parameter_list", "formal_parameters", "parameters", "template_parameter_list", "type_parameters"];
-
-/// The grammar symbol of a name that a parameter list declares (type names there are
-/// `type_identifier`s in these grammars).
-pub(crate) const DECLARED_NAME: &str = "identifier";
 
 /// A list's elements split into dependency-closed units (see the module docs).
 #[derive(Debug)]

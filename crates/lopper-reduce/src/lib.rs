@@ -19,6 +19,7 @@ pub mod passes;
 pub mod perses;
 pub mod pipeline;
 pub mod stats;
+mod symbols;
 mod ub_safe;
 pub mod unused;
 

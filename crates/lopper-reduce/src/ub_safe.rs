@@ -9,12 +9,9 @@
 //! token deleted (the tokens pass deletes `= 5` as tokens). Deleting the whole declaration
 //! is fine: what still uses the variable no longer compiles.
 
-use crate::definitions::BODIES;
+use crate::symbols::{BODIES, INIT_DECLARATOR};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{Edit, EditSet, NodeId, Tree};
-
-/// The grammar symbol of a declarator with an initializer (tree-sitter-c and -cpp).
-const INIT_DECLARATOR: &str = "init_declarator";
 
 /// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes the
 /// initializer from a variable declared in a function body that `state` initializes.

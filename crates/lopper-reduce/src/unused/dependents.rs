@@ -2,8 +2,8 @@
 //! name tables ([`Names`]): within a list, and, from a list whose declarations are seen
 //! outside it, across the program.
 
-use crate::definitions::BODIES;
-use crate::graph::{Names, DECLARED_NAME, PARAMETERS};
+use crate::graph::Names;
+use crate::symbols::{BODIES, DECLARED_NAME, PARAMETERS};
 use foldhash::{HashMap, HashMapExt};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};

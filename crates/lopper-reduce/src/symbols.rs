@@ -1,0 +1,16 @@
+//! The grammar symbols (the tree-sitter grammars' rule names) that the searches following
+//! names and scopes recognize, in one leaf module that imports nothing of the crate.
+
+/// The grammar symbols of a function body: a scope of its own.
+pub(crate) const BODIES: [&str; 3] = ["compound_statement", "block", "constructor_body"];
+
+/// The grammar symbols of parameter lists: a name declared inside one is local to its
+/// function.
+pub(crate) const PARAMETERS: [&str; 5] = ["parameter_list", "formal_parameters", "parameters", "template_parameter_list", "type_parameters"];
+
+/// The grammar symbol of a name that a parameter list declares (type names there are
+/// `type_identifier`s in these grammars).
+pub(crate) const DECLARED_NAME: &str = "identifier";
+
+/// The grammar symbol of a C or C++ declarator with an initializer.
+pub(crate) const INIT_DECLARATOR: &str = "init_declarator";
