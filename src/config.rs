@@ -249,7 +249,7 @@ impl Reduction {
             if project.is_some() {
                 return Err(Fail(exit::USAGE, "--ub-guard takes a single C or C++ FILE".into()));
             }
-            let memory = a.memory_limit.or_else(crate::trust::machine_memory_mib).filter(|&m| m > 0);
+            let memory = a.memory_limit.or_else(crate::runtime::machine_memory_mib).filter(|&m| m > 0);
             let run_seconds = a.timeout.map_or(10, |t| t.ceil() as u64);
             Some(crate::ub::Guarded::set_up(&a.ub, frontend.name(), &file, run_seconds, memory, cache_dir.as_deref())?)
         } else {

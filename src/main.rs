@@ -376,7 +376,7 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
     let quiet = r.verbosity == Verbosity::Quiet;
     let line = report::sanity_line(sanity::SANITY_RUNS, oracle.timeout(), r.verbosity);
     // Under --ub-guard the test's own line applies the limit (ub::Guarded::wrap).
-    let limit = r.memory_limit.or_else(trust::machine_memory_mib).filter(|&m| m > 0 && !r.criteria.ub_guard);
+    let limit = r.memory_limit.or_else(runtime::machine_memory_mib).filter(|&m| m > 0 && !r.criteria.ub_guard);
     oracle.set_memory_limit(limit);
     let mut sane = check_original(oracle, &r.text, r.timeout.is_none());
     if r.memory_limit.is_none() && limit.is_some() && matches!(sane, Err(sanity::SanityError::NotInteresting { .. })) {

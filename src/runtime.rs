@@ -151,3 +151,11 @@ fn sweep(tmp: &Path) -> usize {
     }
     removed
 }
+
+/// The machine's memory in MiB (`MemTotal` of `/proc/meminfo`), the default limit of each
+/// test's address space; `None` where it cannot be read.
+pub fn machine_memory_mib() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib / 1024)
+}

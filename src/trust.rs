@@ -183,14 +183,6 @@ fn restore(r: &mut Reduction) -> Result<(), Fail> {
     r.output.restore(&r.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))
 }
 
-/// The machine's memory in MiB (`MemTotal` of `/proc/meminfo`), the default limit of each
-/// test's address space; `None` where it cannot be read.
-pub fn machine_memory_mib() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
-    Some(kib / 1024)
-}
-
 /// The last lines of a test's output, indented, for an error message ("" if none).
 fn output_tail(output: &str) -> String {
     if output.trim().is_empty() {

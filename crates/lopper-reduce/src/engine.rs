@@ -6,6 +6,7 @@
 //! [`FollowUp`]). Perses (`perses/`), the baselines (`baselines/`) and the unused search
 //! (`unused.rs`) are built from these; the pipeline (`pipeline/`) runs them.
 
+use crate::dangling::DanglingUses;
 use crate::judge::{Batch, GrammarCheck, Judge, Memo};
 use crate::minimize::{ListMinimizer, ListRequest};
 use crate::oracle::{OracleError, Texts};
@@ -130,55 +131,6 @@ pub(crate) struct Engine<'a> {
     /// Whether the test accepts a program that names what a deletion removed, as learned
     /// from the list deletions' probes ([`DanglingUses`]).
     pub(crate) dangling: DanglingUses,
-}
-
-/// Whether the interestingness test accepts candidates left naming what they deleted (a
-/// permissive test: grep a diagnostic) or needs them valid (a crash-on-valid test).
-/// Deletions that take their uses along ([`Closure`]) pay off only under the latter; under
-/// the former they delete what the test needs (measured on the permissive C++ toy of
-/// `benches/search_cost.sh`: 986 tests with them always, 105 with none, 120 with this
-/// probe). So while undecided, when all of a list deletion's candidates fail, the first
-/// whose closure took more is retried without it: [`DANGLING_TOLERATED`] such retries passing first decide "tolerated" (no
-/// closures any more), [`DANGLING_REJECTED`] failing first decide "rejected" (no retries).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DanglingUses {
-    /// Undecided, with the retries so far that (passed, failed).
-    Probing(u32, u32),
-    /// The test accepted dangling uses: deletions no longer take their uses.
-    Tolerated,
-    /// The test rejected them: deletions take their uses, without retries.
-    Rejected,
-}
-
-/// Retries of a closed deletion without its closure that pass before the test is taken to
-/// accept dangling uses.
-pub(crate) const DANGLING_TOLERATED: u32 = 2;
-/// Retries that fail before the test is taken to reject dangling uses.
-pub(crate) const DANGLING_REJECTED: u32 = 3;
-
-impl DanglingUses {
-    /// Whether deletions take their uses along.
-    pub(crate) fn closes(self) -> bool {
-        self != DanglingUses::Tolerated
-    }
-
-    /// Whether a failed closed deletion is retried without its closure.
-    fn probes(self) -> bool {
-        matches!(self, DanglingUses::Probing(..))
-    }
-
-    /// The state after a retry that `passed` or not.
-    fn after(self, passed: bool) -> DanglingUses {
-        let DanglingUses::Probing(p, f) = self else { return self };
-        let (p, f) = if passed { (p + 1, f) } else { (p, f + 1) };
-        if p >= DANGLING_TOLERATED {
-            DanglingUses::Tolerated
-        } else if f >= DANGLING_REJECTED {
-            DanglingUses::Rejected
-        } else {
-            DanglingUses::Probing(p, f)
-        }
-    }
 }
 
 /// One round's tree and reduction state: the edits accepted so far over the tree, and

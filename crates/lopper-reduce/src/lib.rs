@@ -7,6 +7,7 @@
 //! only.
 
 pub mod baselines;
+mod dangling;
 pub mod definitions;
 pub mod engine;
 pub mod files;

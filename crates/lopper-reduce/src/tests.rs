@@ -330,7 +330,7 @@ fn under_a_validity_keeping_test_no_candidate_leaves_a_dangling_name() {
     let lines: Vec<&str> = src.lines().collect();
     let deletion = |c: &str| c.lines().all(|l| lines.contains(&l));
     let dangling = seen.iter().filter(|c| deletion(c) && !valid(c)).count();
-    assert_eq!(dangling as u32, crate::engine::DANGLING_REJECTED, "{seen:#?}");
+    assert_eq!(dangling as u32, crate::dangling::DANGLING_REJECTED, "{seen:#?}");
 }
 
 #[test]
@@ -358,7 +358,7 @@ fn under_a_test_that_accepts_dangling_names_deletions_stop_taking_their_users() 
     // the same result, and no more than the probes' tests beyond it.
     assert_eq!(with_unused, perses_alone);
     assert!(!with_unused.contains("g0"), "{with_unused}");
-    assert!(tests <= alone + crate::engine::DANGLING_TOLERATED as usize + 2, "{tests} tests against {alone}");
+    assert!(tests <= alone + crate::dangling::DANGLING_TOLERATED as usize + 2, "{tests} tests against {alone}");
 }
 
 /// The reference graph's units of a C translation unit's top-level list, as texts: per

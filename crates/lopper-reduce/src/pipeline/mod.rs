@@ -17,8 +17,9 @@
 pub mod registry;
 mod schedule;
 
+use crate::dangling::DanglingUses;
 pub use crate::engine::Algorithm;
-use crate::engine::{DanglingUses, Engine, Options};
+use crate::engine::{Engine, Options};
 use crate::judge::{Batch, Judge, LocalKey, Memo};
 use crate::oracle::{Oracle, OracleError, Texts, Verdict};
 use crate::passes::CoarseSearch;
