@@ -61,30 +61,27 @@ fn template(a: &TemplateArgs) -> Result<String, Fail> {
     let flags = &a.flags;
     let head = "#!/bin/bash\n# Written by `lopper template`; edit to taste. Exit 0 iff the candidate $1 still shows the bug.\n\
                 f=$(readlink -f -- \"$1\") || exit 1\nt=$(mktemp -d) || exit 1\ntrap 'rm -rf \"$t\"' EXIT\ncd \"$t\" || exit 1\nexport TMPDIR=\"$t\"\nulimit -c 0\n";
-    let signature = || {
-        a.signature
+    // A signal or an internal compiler error, with the signature in its output.
+    let crash = || -> Result<String, Fail> {
+        let signature = a
+            .signature
             .as_ref()
             .map(|s| shell_quote(s))
-            .ok_or_else(|| Fail(exit::USAGE, "this template needs --signature TEXT: what the compiler's crash output must hold".into()))
+            .ok_or_else(|| Fail(exit::USAGE, "this template needs --signature TEXT: what the compiler's crash output must hold".into()))?;
+        Ok(format!(
+            "# The crash: a signal or an internal compiler error, with the signature in its output.\n\
+             timeout 60 {cc} {flags} -c \"$f\" -o /dev/null >out 2>&1\nr=$?\n[ $r -ge 128 ] || grep -q -i 'internal compiler error' out || exit 1\ngrep -q -F -- {signature} out\n"
+        ))
     };
     Ok(match a.kind {
-        Kind::Crash => format!(
-            "{head}# The crash: a signal or an internal compiler error, with the signature in its output.\n\
-             timeout 60 {cc} {flags} -c \"$f\" -o /dev/null >out 2>&1\nr=$?\n[ $r -ge 128 ] || grep -q -i 'internal compiler error' out || exit 1\ngrep -q -F -- {} out\n",
-            signature()?
-        ),
+        Kind::Crash => format!("{head}{}", crash()?),
         Kind::CrashOnValid => {
             let other = shell_quote(a.other_cc.as_deref().unwrap_or("clang"));
-            format!(
-                "{head}# Valid: a front end without the bug accepts the candidate.\n\
-                 timeout 60 {other} {flags} -fsyntax-only \"$f\" >/dev/null 2>&1 || exit 1\n\
-                 # The crash, as for the crash template.\n\
-                 timeout 60 {cc} {flags} -c \"$f\" -o /dev/null >out 2>&1\nr=$?\n[ $r -ge 128 ] || grep -q -i 'internal compiler error' out || exit 1\ngrep -q -F -- {} out\n",
-                signature()?
-            )
+            format!("{head}# Valid: a front end without the bug accepts the candidate.\ntimeout 60 {other} {flags} -fsyntax-only \"$f\" >/dev/null 2>&1 || exit 1\n{}", crash()?)
         }
         Kind::WrongCode => {
-            let (good, bad) = a.levels.split_once(',').ok_or_else(|| Fail(exit::USAGE, "--levels takes two levels, the reference and the buggy one: -O0,-O2".into()))?;
+            let (good, bad) =
+                a.levels.split_once(',').ok_or_else(|| Fail(exit::USAGE, "--levels takes two levels, the reference and the buggy one: -O0,-O2".into()))?;
             let other = a.other_cc.as_deref().unwrap_or("clang");
             let family = |c: &str| if c.contains("clang") { Family::Clang } else { Family::Gcc };
             let errors = |c: &str| warning_errors(family(c)).join(" ");

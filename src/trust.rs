@@ -163,7 +163,9 @@ fn random_test(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) 
         runs += 1;
         no += (oracle.replay(&outcome.text).map_err(|e| Fail(exit::ERROR, e.to_string()))? != Verdict::Interesting) as usize;
     }
-    if randomness(no, runs) < 0.0 || randomness(no, runs) < upper && added < MAX_RANDOMNESS_REPLAYS {
+    // Past the upper bound, or still undecided after the most replays but leaning random.
+    let evidence = randomness(no, runs);
+    if evidence < upper && (added < MAX_RANDOMNESS_REPLAYS || evidence < 0.0) {
         return Ok(());
     }
     restore(r)?;

@@ -181,7 +181,7 @@ impl UbGuard {
     pub fn check(&self, file: &Path, work: &Path) -> Result<(), String> {
         let reference = &self.compilers[0];
         let exe = work.join("reference");
-        self.compile(reference, file, &exe, &with_errors(reference.family))
+        self.compile(reference, file, &exe, warning_errors(reference.family))
             .map_err(|e| format!("{} -O0 (UB warnings as errors) refused it: {e}", reference.command))?;
         let want = self.run(&exe, false)?;
         // `timeout` passes a signal on as 128 + its number.
@@ -193,7 +193,7 @@ impl UbGuard {
         }
         for (i, c) in self.compilers.iter().enumerate().skip(1) {
             let exe = work.join(format!("second-{i}"));
-            self.compile(c, file, &exe, &with_errors(c.family)).map_err(|e| format!("{} -O0 (UB warnings as errors) refused it: {e}", c.command))?;
+            self.compile(c, file, &exe, warning_errors(c.family)).map_err(|e| format!("{} -O0 (UB warnings as errors) refused it: {e}", c.command))?;
             let got = self.run(&exe, false)?;
             if got.status != want.status || got.stdout != want.stdout {
                 return Err(format!("{} -O0 and {} -O0 disagree ({}, {})", reference.command, c.command, ended(&want), ended(&got)));
@@ -307,11 +307,6 @@ fn sanitizer_flags(kind: &str) -> Vec<&str> {
         "-fno-sanitize-recover=all",
         "-w",
     ]
-}
-
-/// The reference flags of `family`: its UB warnings as errors.
-fn with_errors(family: Family) -> Vec<&'static str> {
-    warning_errors(family).to_vec()
 }
 
 /// "exit status N" or "killed by a signal", for a refusal.

@@ -2,6 +2,11 @@
 //! learned by the list deletions' probes (`engine::Engine::ddmin_delete`), so that deletions
 //! take their users along only where the test needs valid programs.
 
+use crate::engine::{Engine, Round, Successors};
+use crate::oracle::OracleError;
+use lopper_tree::{EditSet, Tree};
+use std::cell::Cell;
+
 /// Whether the interestingness test accepts candidates left naming what they deleted (a
 /// permissive test: grep a diagnostic) or needs them valid (a crash-on-valid test).
 /// Deletions that take their uses along (`engine::Closure`) pay off only under the latter; under
@@ -38,7 +43,7 @@ impl DanglingUses {
     }
 
     /// The state after a retry that `passed` or not.
-    pub(crate) fn after(self, passed: bool) -> DanglingUses {
+    fn after(self, passed: bool) -> DanglingUses {
         let DanglingUses::Probing(p, f) = self else { return self };
         let (p, f) = if passed { (p + 1, f) } else { (p, f + 1) };
         if p >= DANGLING_TOLERATED {
@@ -48,5 +53,51 @@ impl DanglingUses {
         } else {
             DanglingUses::Probing(p, f)
         }
+    }
+}
+
+impl Engine<'_> {
+    /// Judges a list deletion's candidates `batch` in order, as [`Engine::try_batch`] does
+    /// (`then`: their successors), but while the probe is undecided in pieces, each ending
+    /// at a candidate whose closure took more (`plains[i]`: that candidate without its
+    /// closure). When such a piece fails, the candidate without its closure is judged once
+    /// and its verdict goes to [`DanglingUses::after`] (`closing` cleared once the test is
+    /// seen to tolerate dangling uses). So the retry comes where a one-at-a-time run makes
+    /// it, whatever the batch's size (`-j`). Returns the index of the winner (a passing
+    /// retry stands for its candidate), `None` when every candidate failed.
+    ///
+    /// # Errors
+    /// The judge's.
+    pub(crate) fn try_batch_probing(
+        &mut self,
+        r: &mut Round,
+        batch: Vec<EditSet>,
+        mut plains: Vec<Option<EditSet>>,
+        then: &Successors<'_>,
+        closing: &Cell<bool>,
+    ) -> Result<Option<usize>, OracleError> {
+        let tested = batch.len();
+        let mut batch: Vec<Option<EditSet>> = batch.into_iter().map(Some).collect();
+        let mut start = 0;
+        while start < tested {
+            let end = if self.dangling.probes() { (start..tested).find(|&i| plains[i].is_some()).map_or(tested, |k| k + 1) } else { tested };
+            let piece: Vec<EditSet> = batch[start..end].iter_mut().map(|e| e.take().expect("judged once")).collect();
+            let offset_then = |tree: &Tree, i: usize| then(tree, start + i);
+            if let Some(i) = self.try_batch(r, piece, &[], Some(&offset_then))? {
+                return Ok(Some(start + i));
+            }
+            let last = end - 1;
+            if let Some(plain) = plains[last].take().filter(|_| self.dangling.probes()) {
+                // Does the test accept what the closure kept out?
+                let passed = self.try_batch(r, vec![plain], &[], None)?.is_some();
+                self.dangling = self.dangling.after(passed);
+                closing.set(self.dangling.closes());
+                if passed {
+                    return Ok(Some(last));
+                }
+            }
+            start = end;
+        }
+        Ok(None)
     }
 }

@@ -394,7 +394,7 @@ impl Engine<'_> {
                 e
             };
             let edits = |tree: &Tree, keep: &Vec<usize>| closed(tree, keep, dependents.filter(|_| closing.get()));
-            let batch: Vec<EditSet> = keeps.iter().map(|k| edits(&r.tree, k)).collect();
+            let mut batch: Vec<EditSet> = keeps.iter().map(|k| edits(&r.tree, k)).collect();
             // Built only when the oracle speculates on candidate `i`'s success: its
             // follow-up if there is one (judged next), then ddmin's next candidates as
             // they are once that follow-up passed.
@@ -420,34 +420,12 @@ impl Engine<'_> {
             let tested = same.unwrap_or(batch.len());
             let probing = closing.get() && dependents.is_some_and(|d| d.takes_users()) && self.dangling.probes() && same.is_none();
             // Each candidate without its closure, where that differs (while probing).
-            let mut plains: Vec<Option<EditSet>> = (0..tested).map(|i| probing.then(|| closed(&r.tree, &keeps[i], None)).filter(|p| *p != batch[i])).collect();
-            let mut batch: Vec<Option<EditSet>> = batch.into_iter().take(tested).map(Some).collect();
-            // While probing, the batch is judged in pieces, each ending at a candidate whose
-            // closure took more, so that the retry without it (see DanglingUses) comes where
-            // a one-at-a-time run would make it, whatever the batch's size (-j).
-            let mut start = 0;
-            let winner = loop {
-                if start >= tested {
-                    return Ok(same);
-                }
-                let end = if self.dangling.probes() { (start..tested).find(|&i| plains[i].is_some()).map_or(tested, |k| k + 1) } else { tested };
-                let piece: Vec<EditSet> = batch[start..end].iter_mut().map(|e| e.take().expect("judged once")).collect();
-                let offset_then = |tree: &Tree, i: usize| then(tree, start + i);
-                if let Some(i) = self.try_batch(r, piece, &[], Some(&offset_then))? {
-                    break Some(start + i);
-                }
-                let last = end - 1;
-                if let Some(plain) = plains[last].take().filter(|_| self.dangling.probes()) {
-                    // Does the test accept what the closure kept out?
-                    let passed = self.try_batch(r, vec![plain], &[], None)?.is_some();
-                    self.dangling = self.dangling.after(passed);
-                    closing.set(self.dangling.closes());
-                    if passed {
-                        break Some(last);
-                    }
-                }
-                start = end;
-            };
+            let plains: Vec<Option<EditSet>> = (0..tested).map(|i| probing.then(|| closed(&r.tree, &keeps[i], None)).filter(|p| *p != batch[i])).collect();
+            batch.truncate(tested);
+            let winner = self.try_batch_probing(r, batch, plains, &then, &closing)?;
+            if winner.is_none() {
+                return Ok(same);
+            }
             // After an interesting candidate: one candidate deleting what it left unused.
             if let Some(f) = follow.as_deref_mut() {
                 if let Some((all, dead)) = f.after(&r.tree, &r.state, &r.live) {

@@ -159,6 +159,12 @@ impl UnusedSearch {
             let names = names_of(&r.tree, &r.live, e.g);
             let Some(step) = Step::of(&names, &self.pinned, &r.tree, &r.live, list, least) else { break };
             least = 1;
+            // The units the ddmin below runs over, from the same names (crate::graph).
+            let units = {
+                let is_pinned = |x: NodeId| names.declared(x, &r.live).is_some_and(|n| self.pinned.contains(n));
+                let elements: Vec<NodeId> = r.tree.node(list).children.iter().copied().filter(|x| r.live[x.0 as usize]).collect();
+                Units::of(&names, &r.tree, &r.live, &elements, &is_pinned)
+            };
             // What the search judges first from a state its candidate leads to: the
             // successors of a candidate that ends a level, or this list's search.
             let pinned = self.pinned.clone();
@@ -180,13 +186,7 @@ impl UnusedSearch {
                     continue;
                 }
             }
-            // ddmin over the units' heads, each taking what only it reaches (crate::graph).
-            let units = {
-                let names = names_of(&r.tree, &r.live, e.g);
-                let is_pinned = |x: NodeId| names.declared(x, &r.live).is_some_and(|n| self.pinned.contains(n));
-                let elements: Vec<NodeId> = r.tree.node(list).children.iter().copied().filter(|x| r.live[x.0 as usize]).collect();
-                Units::of(&names, &r.tree, &r.live, &elements, &is_pinned)
-            };
+            // ddmin over the units' heads, each taking what only it reaches.
             let heads = units.heads().to_vec();
             let offered = heads.len();
             let kept = e.ddmin_delete(r, Deletion { done: Some(&next), dependents: Some(&units), ..Deletion::of(heads, Empty::DeleteItems) })?;
