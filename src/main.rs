@@ -343,7 +343,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
         if r.keep_temps {
             eprintln!("lopper: keeping test directories under {}", oracle.temp_root().display());
         }
-        eprintln!("lopper: reducing {} ({}) with {}, {} test(s) at a time ...", r.file.display(), r.frontend.name(), r.test_name, r.jobs);
+        eprintln!("lopper: reducing {} ({}) with {}, {} at a time ...", r.file.display(), r.frontend.name(), r.test_name, report::plural(r.jobs, "test"));
         if r.encoding == lopper_reduce::Encoding::Latin1 {
             eprintln!("lopper: {} is not UTF-8; reducing it as Latin-1 bytes (written back byte for byte)", r.file.display());
         }
@@ -415,6 +415,10 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
             sane.slowest.as_secs_f64(),
             oracle.timeout().as_secs_f64()
         );
+        // Say it before the counts show it: verdicts an earlier run kept answer this one.
+        if let Some(dir) = &r.cache_dir {
+            eprintln!("lopper: verdicts of earlier runs of this test are reused from {} (--no-cache: none)", dir.display());
+        }
     }
     let pipeline = r.pipeline(oracle.timeout(), interrupt).map_err(|e| Fail(exit::ERROR, e.to_string()))?;
     let start = events::Start {

@@ -169,6 +169,25 @@ fn original_tokens(r: &Reduction) -> Option<(usize, &std::path::Path)> {
     Some((r.frontend.parse(&text).ok()?.tree.token_count(), backup))
 }
 
+/// What the pass (or part of Perses) counted as `name` does, in a compiler engineer's
+/// words; the name itself for the rest.
+fn plain_pass(name: &str) -> &str {
+    match name {
+        "list" => "deleting list elements",
+        "replace" => "replacing a node by a smaller one",
+        "bulk" => "several deletions at once",
+        "unused" => "removing unused declarations",
+        "definitions" => "emptying function bodies",
+        "instances" => "removing template instances",
+        "other" => "checking the original",
+        "tokens" => "deleting tokens",
+        "subtrees" => "replacing subtrees by the smallest text",
+        "identifiers" => "renaming identifiers",
+        "literals" => "simplifying literals",
+        other => other,
+    }
+}
+
 /// The closing summary, on stderr.
 pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     let s = &outcome.stats;
@@ -214,28 +233,42 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     if let Some(files) = project_files(&r.text).zip(project_files(&outcome.text)) {
         eprintln!("  files     {} -> {}", files.0, files.1);
     }
-    if r.verbosity == Verbosity::Verbose {
+    let verbose = r.verbosity == Verbosity::Verbose;
+    if verbose {
         eprintln!(
             "  parallel  {:.3} s the first test; {} runs started ahead of the answer were cancelled ({} of them for a successor) and {} finished past it; {} successors started on a probable success, {} of them used",
             s.first_test_seconds, wasted.cancelled, wasted.preempted, wasted.finished, wasted.successors, wasted.successors_used
         );
     }
     // Passes that tested nothing are only counted, so that the line stays readable.
-    let (ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
-    let mut each: Vec<String> = ran
-        .iter()
-        .map(|p| format!("{}: {}, {} accepted, {:.1} s ({:.1} s in tests)", p.name, plural(p.tests, "test"), p.accepted, p.time.seconds, p.time.test_seconds))
-        .collect();
-    if !idle.is_empty() {
-        each.push(format!("{} more without a test ({:.1} s)", idle.len(), idle.iter().map(|p| p.time.seconds).sum::<f64>()));
+    let (mut ran, idle): (Vec<_>, Vec<_>) = s.pass_stats.iter().partition(|p| p.tests > 0);
+    if verbose {
+        let mut each: Vec<String> = ran
+            .iter()
+            .map(|p| {
+                format!("{}: {}, {} accepted, {:.1} s ({:.1} s in tests)", p.name, plural(p.tests, "test"), p.accepted, p.time.seconds, p.time.test_seconds)
+            })
+            .collect();
+        if !idle.is_empty() {
+            each.push(format!("{} more without a test ({:.1} s)", idle.len(), idle.iter().map(|p| p.time.seconds).sum::<f64>()));
+        }
+        eprintln!("  passes    {}", each.join("; "));
+    } else {
+        // Where the tests went, in plain words: the three steps that took the most.
+        ran.sort_by(|a, b| b.tests.cmp(&a.tests));
+        let top: Vec<String> = ran.iter().take(3).map(|p| format!("{} {}", plain_pass(&p.name), p.tests)).collect();
+        if !top.is_empty() {
+            eprintln!("  most tests went to {} (every step: --verbose)", top.join(", "));
+        }
     }
-    eprintln!("  passes    {}", each.join("; "));
     let fate = match r.options.grammar_check {
         GrammarCheck::Reject => "were not tested",
         GrammarCheck::Count => "were tested anyway",
     };
-    eprintln!("  invalid   {} of {} candidates ({:.2}%) had new syntax errors and {fate}", s.invalid, s.candidates, 100.0 * s.invalid_share());
-    eprintln!("  matched   {:.1}% of named CST nodes to their PNF rule ({} opaque)", 100.0 * s.matched_share, s.opaque_nodes);
+    eprintln!("  syntax    {} of {} candidates ({:.2}%) had new syntax errors and {fate}", s.invalid, s.candidates, 100.0 * s.invalid_share());
+    if verbose {
+        eprintln!("  matched   {:.1}% of named CST nodes to their PNF rule ({} opaque)", 100.0 * s.matched_share, s.opaque_nodes);
+    }
     for w in &s.warnings {
         eprintln!("  warning   {w}");
     }

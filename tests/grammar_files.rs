@@ -177,7 +177,7 @@ fn a_tree_sitter_grammar_folder_is_compiled_at_run_time_and_reduces() {
     let cache = case.path("cache");
     let run =
         |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_lopper")).args(args).arg(&case.test).arg(&case.program).env("LOPPER_CACHE", &cache).output().unwrap();
-    let out = run(&["--grammar", folder.to_str().unwrap(), "-o", case.path("min.json").to_str().unwrap()]);
+    let out = run(&["-v", "--grammar", folder.to_str().unwrap(), "-o", case.path("min.json").to_str().unwrap()]);
     assert_exit(&out, 0);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("matched   100.0%"), "{stderr}");

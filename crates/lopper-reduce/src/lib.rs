@@ -13,6 +13,8 @@ pub mod engine;
 pub mod files;
 pub mod generator;
 pub(crate) mod graph;
+#[cfg(test)]
+mod graph_tests;
 pub mod instances;
 pub mod judge;
 pub mod minimize;

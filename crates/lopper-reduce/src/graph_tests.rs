@@ -1,0 +1,62 @@
+//! The reference graph's claim, checked with real compilers (issue 52): deleting any
+//! dependency-closed unit of a translation unit ([`crate::graph::Units`]: a head with all
+//! that only it reaches) leaves a program that still compiles where the original did.
+
+use crate::graph::{Names, Units};
+use lopper_parse::{Frontend, Language};
+use lopper_tree::{EditSet, NodeId, RenderOptions};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Whether `compiler` accepts `src` (`-fsyntax-only`, `lang` as for `-x`), with its
+/// diagnostics; panics naming the compiler when it is not installed.
+fn compiles(compiler: &str, lang: &str, src: &str) -> (bool, String) {
+    let mut child = Command::new(compiler)
+        .args(["-fsyntax-only", "-x", lang, "-"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("`{compiler}` is needed as this test's oracle ({e}): run tools/test, or apt-get install it"));
+    child.stdin.take().unwrap().write_all(src.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Per unit of `src`'s top-level list (`main` kept, as a test would keep it): the program
+/// without that unit.
+fn without_each_unit(lang: Language, src: &str) -> Vec<String> {
+    let f = Frontend::new(lang).unwrap();
+    let tree = f.parse(src).unwrap().tree;
+    let edits = EditSet::default();
+    let live = tree.live(&edits);
+    let names = Names::without_parameters(&tree, &live, f.grammar());
+    let items: Vec<NodeId> = tree.node(tree.root()).children.to_vec();
+    let is_main = |n: NodeId| tree.subtree_token_ids(n).iter().any(|&t| tree.token_text(t) == "main");
+    let units = Units::of(&names, &tree, &live, &items, &is_main);
+    let text = |n: NodeId| tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).collect::<Vec<_>>().join(" ");
+    assert!(units.heads().len() >= 3, "too few units to show anything: {:?}", units.heads().iter().map(|&h| text(h)).collect::<Vec<_>>());
+    units
+        .heads()
+        .iter()
+        .zip(units.members())
+        .map(|(&h, m)| {
+            let mut cut = edits.clone();
+            cut.delete(std::iter::once(h).chain(m.iter().copied()));
+            tree.render(&cut, RenderOptions::default())
+        })
+        .collect()
+}
+
+#[test]
+fn deleting_any_unit_leaves_a_program_that_compiles() {
+    let c = "typedef unsigned long word;\ntypedef word pair[2];\nstruct point { int x, y; };\nenum color { RED, GREEN };\nstatic int twice(int n) { return 2 * n; }\nstatic int area(struct point *p) { return twice(p->x) * p->y; }\nstatic pair cells;\nint total;\nint count(void) { total += 1; return total; }\nint paint(enum color c) { return c == GREEN; }\ntypedef struct point point_t;\nstatic point_t origin(void) { point_t o = { 0, 0 }; return o; }\nint spare(void) { return RED + twice(3); }\nint main(void) { struct point p = { 1, 2 }; return area(&p) + count(); }\n";
+    let cpp = "namespace geo {\nstruct vec { int x; int dot(const vec &o) const; };\ninline int vec::dot(const vec &o) const { return x * o.x; }\n}\ntemplate <class T> struct traits { static const int size = 1; };\ntemplate <> struct traits<double> { static const int size = 2; };\nint scale(int a);\nint scale(int a, int b);\nint scale(int a) { return scale(a, 1); }\nstruct node { node *next; int value; };\nint sum(const node *n) { return n ? n->value + sum(n->next) : 0; }\nusing geo::vec;\nint width(const vec &v) { return v.dot(v) + traits<double>::size; }\nclass shape { public: virtual ~shape() {} virtual int sides() const = 0; };\nclass square : public shape { public: int sides() const override { return 4; } };\nint main() { node n{nullptr, 3}; return sum(&n); }\n";
+    for (lang, compiler, x, src) in [(Language::C, "gcc", "c", c), (Language::Cpp, "g++", "c++", cpp)] {
+        let (ok, errors) = compiles(compiler, x, src);
+        assert!(ok, "{compiler} rejects the original: {errors}");
+        for cut in without_each_unit(lang, src) {
+            let (ok, errors) = compiles(compiler, x, &cut);
+            assert!(ok, "{compiler} rejects the program without one unit:\n{cut}\n{errors}");
+        }
+    }
+}
