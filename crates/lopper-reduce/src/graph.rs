@@ -18,11 +18,11 @@
 //! Dominators by Cooper, Harvey and Kennedy, *A Simple, Fast Dominance Algorithm* (2001).
 
 use crate::engine::Closure;
-use crate::symbols::{DECLARED_NAME, PARAMETERS};
+use crate::symbols::{BODIES, DECLARED_NAME, PARAMETERS};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::ops::Range;
 
 /// Where each live identifier of a program occurs: built once per state of the edits.
@@ -41,9 +41,10 @@ impl<'t> Names<'t> {
     }
 
     /// As [`Names::new`], without the names that function parameter lists declare (C's
-    /// `size_t __n`, Java's `int x`): a parameter's name is local to its function, so a
-    /// declaration holding its first occurrence declares nothing by it, and the next
-    /// function with a parameter of that name does not use it. (Measured on consteval: the
+    /// `size_t __n`, Java's `int x`), and without their uses in that function's body: a
+    /// parameter's name is local to its function, so a declaration holding its first
+    /// occurrence declares nothing by it, and the next function with a parameter of that
+    /// name does not use it. (Measured on consteval: the
     /// libc prototypes' `__s`, `__n`, `__dest` made every prototype after the first use
     /// the first; without them it took 2,531 tests, not 2,730. Leaving out every
     /// occurrence of such names, and template parameters too, took more than 4,000.)
@@ -58,6 +59,26 @@ impl<'t> Names<'t> {
         let ids = tree.token_ids();
         for (pos, flag) in local.iter_mut().enumerate() {
             *flag = *flag && tree.node(ids[pos]).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME);
+        }
+        // A parameter's uses in its function's body are local too: otherwise the first
+        // body naming `startRef` declares it, and every later function using a parameter
+        // of that name names the first.
+        for b in (0..tree.len() as u32).map(NodeId) {
+            let node = tree.node(b);
+            if !live[b.0 as usize] || node.kind == NodeKind::Token || !node.symbol.is_some_and(|s| BODIES.contains(&g.symbol(s).name.as_str())) {
+                continue;
+            }
+            let Some(function) = node.parent else { continue };
+            let (all, body) = (tree.subtree_token_range(function), tree.subtree_token_range(b));
+            let params: HashSet<&str> = (all.start..body.start).filter(|&i| local[i]).map(|i| tree.token_text(ids[i])).collect();
+            if params.is_empty() {
+                continue;
+            }
+            for i in body {
+                if !local[i] && params.contains(tree.token_text(ids[i])) {
+                    local[i] = true;
+                }
+            }
         }
         Names::build(tree, live, g, &local)
     }

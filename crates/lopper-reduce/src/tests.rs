@@ -367,7 +367,7 @@ fn units_of(src: &str, keep: &[&str]) -> Vec<(String, Vec<String>)> {
     let f = Frontend::new(Language::C).unwrap();
     let tree = f.parse(src).unwrap().tree;
     let live = tree.live(&lopper_tree::EditSet::default());
-    let names = crate::graph::Names::new(&tree, &live, f.grammar());
+    let names = crate::graph::Names::without_parameters(&tree, &live, f.grammar());
     let items: Vec<lopper_tree::NodeId> = tree.node(tree.root()).children.to_vec();
     let text = |n: lopper_tree::NodeId| tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).collect::<Vec<_>>().join(" ");
     let kept = |n: lopper_tree::NodeId| keep.iter().any(|k| text(n).contains(k));
@@ -389,6 +389,15 @@ fn a_root_goes_with_the_chain_only_it_reaches_and_a_shared_declaration_stays() {
             ("int u2 ( void ) { return shared ; }".to_string(), vec![]),
         ]
     );
+}
+
+#[test]
+fn functions_whose_parameters_share_a_name_do_not_name_each_other() {
+    // Without scoping, the first body's `n` declares `n`, and `g` names `f` through it:
+    // `f` would go only with `g`.
+    let src = "int f(int n) { return n; }\nint g(int n) { return n + 1; }\nint main(void) { return 0; }\n";
+    let units = units_of(src, &["main"]);
+    assert_eq!(units, [("int f ( int n ) { return n ; }".to_string(), vec![]), ("int g ( int n ) { return n + 1 ; }".to_string(), vec![])]);
 }
 
 #[test]
