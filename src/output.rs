@@ -310,20 +310,29 @@ impl Output {
         self.write_atomically(text).map_err(|e| OutputError::Write(self.path.clone(), e))
     }
 
-    /// Puts the original `text` back where the results went, after a result that cannot
-    /// stand; in place, the backup this run made goes too (FILE is the original again, and
-    /// an identical FILE.orig beside it would only be taken for a reduction's backup).
+    /// Undoes the results after one that cannot stand, and says what the user finds: in
+    /// place, the original `text` goes back and the backup this run made goes too (FILE is
+    /// the original again, and an identical FILE.orig beside it would only be taken for a
+    /// reduction's backup); a single file's `-o` is removed, so that no file there passes
+    /// for a result; a project's `-o` gets the original back.
     ///
     /// # Errors
-    /// As [`Output::write`].
-    pub fn restore(&mut self, text: &str) -> Result<(), OutputError> {
+    /// As [`Output::write`], and a `-o` file that cannot be removed.
+    pub fn restore(&mut self, text: &str) -> Result<String, OutputError> {
+        if self.project.is_none() && !self.in_place() {
+            return match fs::remove_file(&self.path) {
+                Ok(()) => Ok(format!("no result: {} is removed", self.path.display())),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok("no result was written".to_string()),
+                Err(e) => Err(OutputError::Write(self.path.clone(), e)),
+            };
+        }
         self.write(text)?;
         if self.project.is_none() && self.made_backup {
             if let Some(b) = &self.backup {
                 let _ = fs::remove_file(b);
             }
         }
-        Ok(())
+        Ok("the original is back in place".to_string())
     }
 
     /// Whether [`Output::write`] has made the backup (or there was one to keep).

@@ -60,11 +60,11 @@ pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outc
             }
         }
         if yes == 0 {
-            restore(r)?;
+            let back = restore(r)?;
             return Err(Fail(
                 exit::FLAKY,
                 format!(
-                    "the test is flaky: the result did not pass when run again ({runs} runs; {} of {} replays during the run disagreed); the original is back in place.\n  reproduce: {}",
+                    "the test is flaky: the result did not pass when run again ({runs} runs; {} of {} replays during the run disagreed); {back}.\n  reproduce: {}",
                     outcome.stats.replay_disagreements,
                     outcome.stats.replays,
                     r.reproduce_command()
@@ -110,14 +110,21 @@ pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outc
             return Ok(());
         }
     }
-    restore(r)?;
+    let back = restore(r)?;
     if flaky_seen {
-        return Err(Fail(exit::FLAKY, format!("the test is flaky (it said no to the original, or to {} accepted candidates, when run again) and the result is tiny; the original is back in place.\n  reproduce: {}", outcome.stats.replay_disagreements, r.reproduce_command())));
+        return Err(Fail(
+            exit::FLAKY,
+            format!(
+                "the test is flaky (it said no to the original, or to {} accepted candidates, when run again) and the result is tiny; {back}.\n  reproduce: {}",
+                outcome.stats.replay_disagreements,
+                r.reproduce_command()
+            ),
+        ));
     }
     let what = if body.is_empty() { "the result is empty".to_string() } else { format!("the test accepts the empty file (the result was {body:?})") };
     Err(Fail(
         exit::TRIVIAL,
-        format!("{what}: the test accepts too much, so this result says nothing about the bug; the original is back in place. Make the test check for the bug itself (the crash's message, a stack frame), or pass --allow-trivial if this is expected.\n  reproduce: {}", r.reproduce_command()),
+        format!("{what}: the test accepts too much, so this result says nothing about the bug; {back}. Make the test check for the bug itself (the crash's message, a stack frame), or pass --allow-trivial if this is expected.\n  reproduce: {}", r.reproduce_command()),
     ))
 }
 
@@ -168,11 +175,11 @@ fn random_test(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) 
     if evidence < upper && (added < MAX_RANDOMNESS_REPLAYS || evidence < 0.0) {
         return Ok(());
     }
-    restore(r)?;
+    let back = restore(r)?;
     Err(Fail(
         exit::FLAKY,
         format!(
-            "the test answers at random: {no} of {runs} runs again of accepted candidates and of the result said no, where a flaky check of a real property says no at most {:.0}% of the time; no result is trustworthy (the chance of a result from such a test is bounded by about {:.0}%). The original is back in place.\n  reproduce: {}",
+            "the test answers at random: {no} of {runs} runs again of accepted candidates and of the result said no, where a flaky check of a real property says no at most {:.0}% of the time; no result is trustworthy (the chance of a result from such a test is bounded by about {:.0}%); {back}.\n  reproduce: {}",
             FLAKY_NO * 100.0,
             ERROR_BOUND * 100.0,
             r.reproduce_command()
@@ -180,8 +187,8 @@ fn random_test(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) 
     ))
 }
 
-/// Writes the original back where the results went.
-fn restore(r: &mut Reduction) -> Result<(), Fail> {
+/// Undoes the results ([`crate::output::Output::restore`]) and says what is left.
+fn restore(r: &mut Reduction) -> Result<String, Fail> {
     r.output.restore(&r.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))
 }
 

@@ -106,6 +106,19 @@ fn seeded_coin(seed: u32, no_if_below: u32) -> String {
 }
 
 #[test]
+fn a_result_that_cannot_stand_leaves_no_file_at_the_output_path() {
+    // With -o, a file there would pass for a result (it held the best so far).
+    let case = Case::new("p.c", PROGRAM, "exit 0");
+    let out_path = case.path("out.c");
+    let out = case.lopper(&["--no-cache", "-o", out_path.to_str().unwrap()]);
+    assert_exit(&out, 9);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no result:") && err.contains("is removed"), "{err}");
+    assert!(!out_path.exists());
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), PROGRAM);
+}
+
+#[test]
 fn a_coin_flip_test_on_the_shipped_example_never_ends_in_a_result() {
     // Where 1 run in 10 ended "done" before: the replays' evidence decides (Wald's test).
     let program = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/c-gcc-diagnostic/program.c")).unwrap();
