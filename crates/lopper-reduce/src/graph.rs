@@ -18,7 +18,7 @@
 //! Dominators by Cooper, Harvey and Kennedy, *A Simple, Fast Dominance Algorithm* (2001).
 
 use crate::engine::Closure;
-use crate::symbols::{BODIES, DECLARED_NAME, PARAMETERS};
+use crate::symbols::{BODIES, DECLARED_NAME, LOCAL_DECLARATORS, PARAMETERS};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
@@ -41,8 +41,9 @@ impl<'t> Names<'t> {
     }
 
     /// As [`Names::new`], without the names that function parameter lists declare (C's
-    /// `size_t __n`, Java's `int x`), and without their uses in that function's body: a
-    /// parameter's name is local to its function, so a declaration holding its first
+    /// `size_t __n`, Java's `int x`), and without their uses in that function's body, nor
+    /// the names declared in a body (`int i = 0;`) in that body: a parameter's name is
+    /// local to its function, so a declaration holding its first
     /// occurrence declares nothing by it, and the next function with a parameter of that
     /// name does not use it. (Measured on consteval: the
     /// libc prototypes' `__s`, `__n`, `__dest` made every prototype after the first use
@@ -60,9 +61,10 @@ impl<'t> Names<'t> {
         for (pos, flag) in local.iter_mut().enumerate() {
             *flag = *flag && tree.node(ids[pos]).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME);
         }
-        // A parameter's uses in its function's body are local too: otherwise the first
-        // body naming `startRef` declares it, and every later function using a parameter
-        // of that name names the first.
+        // A parameter's uses in its function's body are local too, and so are a local
+        // variable's in its block: otherwise the first body naming `startRef` or `i`
+        // declares it, and every later function using a parameter or local of that name
+        // names the first.
         for b in (0..tree.len() as u32).map(NodeId) {
             let node = tree.node(b);
             if !live[b.0 as usize] || node.kind == NodeKind::Token || !node.symbol.is_some_and(|s| BODIES.contains(&g.symbol(s).name.as_str())) {
@@ -70,12 +72,19 @@ impl<'t> Names<'t> {
             }
             let Some(function) = node.parent else { continue };
             let (all, body) = (tree.subtree_token_range(function), tree.subtree_token_range(b));
-            let params: HashSet<&str> = (all.start..body.start).filter(|&i| local[i]).map(|i| tree.token_text(ids[i])).collect();
-            if params.is_empty() {
+            let declares_local = |i: usize| {
+                let id = ids[i];
+                live[id.0 as usize]
+                    && tree.node(id).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME)
+                    && tree.node(id).parent.and_then(|p| tree.node(p).symbol).is_some_and(|s| LOCAL_DECLARATORS.contains(&g.symbol(s).name.as_str()))
+            };
+            let names: HashSet<&str> =
+                (all.start..body.start).filter(|&i| local[i]).chain(body.clone().filter(|&i| declares_local(i))).map(|i| tree.token_text(ids[i])).collect();
+            if names.is_empty() {
                 continue;
             }
             for i in body {
-                if !local[i] && params.contains(tree.token_text(ids[i])) {
+                if !local[i] && names.contains(tree.token_text(ids[i])) {
                     local[i] = true;
                 }
             }

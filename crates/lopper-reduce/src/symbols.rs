@@ -14,3 +14,9 @@ pub(crate) const DECLARED_NAME: &str = "identifier";
 
 /// The grammar symbol of a C or C++ declarator with an initializer.
 pub(crate) const INIT_DECLARATOR: &str = "init_declarator";
+
+/// The grammar symbols whose direct identifier child a declaration inside a body declares
+/// as a local variable (C and C++ declarators, Java's and JavaScript's
+/// `variable_declarator`, Rust's `let`).
+pub(crate) const LOCAL_DECLARATORS: [&str; 7] =
+    ["init_declarator", "declaration", "pointer_declarator", "array_declarator", "reference_declarator", "variable_declarator", "let_declaration"];

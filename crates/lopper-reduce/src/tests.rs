@@ -398,6 +398,11 @@ fn functions_whose_parameters_share_a_name_do_not_name_each_other() {
     let src = "int f(int n) { return n; }\nint g(int n) { return n + 1; }\nint main(void) { return 0; }\n";
     let units = units_of(src, &["main"]);
     assert_eq!(units, [("int f ( int n ) { return n ; }".to_string(), vec![]), ("int g ( int n ) { return n + 1 ; }".to_string(), vec![])]);
+    // The same for locals, in nested blocks too.
+    let src = "int f(void) { int i = 1; return i; }\nint g(void) { if (1) { int *i = 0; return !i; } return 0; }\nint main(void) { return 0; }\n";
+    let units = units_of(src, &["main"]);
+    assert_eq!(units.len(), 2, "{units:?}");
+    assert!(units.iter().all(|(_, members)| members.is_empty()), "{units:?}");
 }
 
 #[test]
