@@ -286,7 +286,7 @@ impl Reduction {
             threads: jobs,
             replay_every: if a.assume_deterministic { 0 } else { REPLAY_EVERY },
             confirm: false,
-            keep_initializers: a.ub.ub_guard,
+            ub_safe_edits: a.ub.ub_guard,
         };
         let verbosity = match (a.quiet, a.verbose) {
             (true, _) => Verbosity::Quiet,

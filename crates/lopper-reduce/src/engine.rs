@@ -38,9 +38,10 @@ pub struct Options {
     /// Confirm each accepted candidate by more runs from the start (the test was flaky on
     /// the original).
     pub confirm: bool,
-    /// Make no candidate that takes a local variable's initializer (C, C++; under
-    /// `--ub-guard`, whose guard would refuse it when the variable is read first).
-    pub keep_initializers: bool,
+    /// Make no candidate that takes a value the program reads (a local variable's
+    /// initializer, a non-void function's return value: `crate::ub_safe`; C, C++; under
+    /// `--ub-guard`, whose guard would refuse it).
+    pub ub_safe_edits: bool,
 }
 
 impl Options {
@@ -53,7 +54,7 @@ impl Options {
             grammar_check: GrammarCheck::Reject,
             algorithm: Algorithm::Perses,
             search: SearchOptions::perses(window),
-            keep_initializers: false,
+            ub_safe_edits: false,
             threads: 1,
             replay_every: 0,
             confirm: false,
@@ -304,9 +305,9 @@ impl Engine<'_> {
         passes: &[&str],
         then: Option<&Successors<'_>>,
     ) -> Result<Option<usize>, OracleError> {
-        if self.opts.keep_initializers {
+        if self.opts.ub_safe_edits {
             // Edits that would create undefined behaviour are not made (crate::ub_safe).
-            let made: Vec<usize> = (0..batch.len()).filter(|&i| !crate::ub_safe::drops_local_initializer(&r.tree, self.g, &r.state, &batch[i])).collect();
+            let made: Vec<usize> = (0..batch.len()).filter(|&i| !crate::ub_safe::drops_value(&r.tree, self.g, &r.state, &batch[i])).collect();
             if made.len() < batch.len() {
                 self.j.stats.ub_avoided += batch.len() - made.len();
                 let mut slots: Vec<Option<EditSet>> = batch.into_iter().map(Some).collect();

@@ -32,8 +32,9 @@ pub struct Stats {
     /// Candidates the undefined-behaviour guard (`--ub-guard`) refused before the test ran
     /// (counted in `tests` too).
     pub undefined: usize,
-    /// Candidates not made because they would take a local variable's initializer
-    /// (`Options::keep_initializers`); not judged, not in `candidates`.
+    /// Candidates not made because they would take a value the program reads (a local
+    /// variable's initializer, a return value: `Options::ub_safe_edits`); not judged, not
+    /// in `candidates`.
     pub ub_avoided: usize,
     /// Replays of accepted candidates (counted in `tests` too): the periodic check of a
     /// nondeterministic test, and the confirmations once one disagreed.

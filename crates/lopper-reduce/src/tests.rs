@@ -417,7 +417,7 @@ fn what_a_kept_or_undeclaring_element_names_stays() {
 }
 
 #[test]
-fn with_keep_initializers_no_candidate_takes_a_local_s_initializer() {
+fn with_ub_safe_edits_no_candidate_takes_a_local_s_initializer() {
     // The oracle needs main, both locals and the call: without the option, Perses' replacement
     // tries `int x;` (an init_declarator by its declarator).
     let src = "int g = 3;\nint main(void) {\n  int x = 4;\n  int y = x + g;\n  printf(\"%d\", y);\n  return 0;\n}\n";
@@ -428,7 +428,7 @@ fn with_keep_initializers_no_candidate_takes_a_local_s_initializer() {
             seen.push(c.to_string());
             ["main", "int x", "int y", "printf(\"%d\", y);"].iter().all(|w| c.contains(w))
         };
-        let opts = Options { keep_initializers: keep, ..Options::perses(1) };
+        let opts = Options { ub_safe_edits: keep, ..Options::perses(1) };
         let out = reduce(&fr, src, &mut oracle, &opts, Pipeline::perses(), &mut crate::NoProgress).unwrap();
         (seen, out)
     };
@@ -440,4 +440,37 @@ fn with_keep_initializers_no_candidate_takes_a_local_s_initializer() {
     assert!(out.stats.ub_avoided > 0);
     // A global's initializer may still go (it is zero then).
     assert!(seen.iter().any(|c| c.contains("int g;") || !c.contains("int g")), "{seen:#?}");
+}
+
+#[test]
+fn with_ub_safe_edits_no_candidate_takes_a_return_value() {
+    // `twice`'s caller prints what it returns: `return;` or no return there is a value
+    // never returned. `note` returns nothing, and `main` may fall off its end.
+    let src =
+        "int twice(int v) {\n  return v * 2;\n}\nvoid note(void) {\n  return;\n}\nint main(void) {\n  printf(\"%d\", twice(3));\n  note();\n  return 0;\n}\n";
+    let fr = Frontend::new(Language::C).unwrap();
+    let run = |safe: bool| {
+        let mut seen: Vec<String> = Vec::new();
+        let mut oracle = |c: &str| {
+            seen.push(c.to_string());
+            ["int twice", "printf", "main"].iter().all(|w| c.contains(w))
+        };
+        let opts = Options { ub_safe_edits: safe, ..Options::perses(1) };
+        let out = reduce(&fr, src, &mut oracle, &opts, Pipeline::perses(), &mut crate::NoProgress).unwrap();
+        (seen, out)
+    };
+    // Whether `twice`'s body lost its value.
+    let dropped = |c: &str| {
+        c.find("int twice").is_some_and(|at| {
+            let body: String = c[at..].split('}').next().unwrap_or("").split_whitespace().collect();
+            !body.contains("return") || body.contains("return;")
+        })
+    };
+    let (seen, _) = run(false);
+    assert!(seen.iter().any(|c| dropped(c)), "the test would not show anything: {seen:#?}");
+    let (seen, out) = run(true);
+    assert!(!seen.iter().any(|c| dropped(c)), "{:#?}", seen.iter().filter(|c| dropped(c)).collect::<Vec<_>>());
+    assert!(out.stats.ub_avoided > 0);
+    // main's and note's returns may still go.
+    assert!(seen.iter().any(|c| !c.contains("return 0") || !c.contains("return;")), "{seen:#?}");
 }

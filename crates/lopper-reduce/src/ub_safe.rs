@@ -8,10 +8,20 @@
 //! replaced by its declarator (Perses' replacement by a subsumed descendant), or its `=`
 //! token deleted (the tokens pass deletes `= 5` as tokens). Deleting the whole declaration
 //! is fine: what still uses the variable no longer compiles.
+//!
+//! Nor is the last `return` of a value taken from a non-void function other than `main`
+//! (its expression, keyword or statement deleted): the function may then fall off its
+//! end, and its caller read a value never returned.
 
 use crate::symbols::{BODIES, INIT_DECLARATOR};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{Edit, EditSet, NodeId, Tree};
+
+/// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes a
+/// value the program reads (see the module docs): the one candidate check the engine asks.
+pub(crate) fn drops_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
+    drops_local_initializer(tree, g, state, candidate) || drops_return_value(tree, g, state, candidate)
+}
 
 /// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes the
 /// initializer from a variable declared in a function body that `state` initializes.
@@ -30,4 +40,67 @@ pub(crate) fn drops_local_initializer(tree: &Tree, g: &PnfGrammar, state: &EditS
         }
         _ => false,
     })
+}
+
+/// Whether `candidate` (as for [`drops_local_initializer`]) leaves a non-void function
+/// other than `main` (which `state` keeps, with a `return` of a value) without any
+/// `return` of a value: its expression, keyword or statement deleted, or a statement list
+/// holding it.
+pub(crate) fn drops_return_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
+    let is = |n: NodeId, symbol: &str| tree.node(n).symbol.is_some_and(|s| g.symbol(s).name == symbol);
+    let mut seen = Vec::new();
+    candidate.ids().filter(|&n| state.get(n) != candidate.get(n)).any(|n| {
+        let Some(f) = tree.ancestors(n).find(|&a| is(a, FUNCTION)) else { return false };
+        if seen.contains(&f) {
+            return false;
+        }
+        seen.push(f);
+        let standing = |edits: &EditSet| std::iter::once(f).chain(tree.ancestors(f)).all(|a| !matches!(edits.get(a), Some(Edit::Delete)));
+        standing(candidate) && returns_value(tree, g, f) && returns_something(tree, g, state, f) && !returns_something(tree, g, candidate, f)
+    })
+}
+
+/// Whether function definition `f`, under `edits`, holds a `return` of a value: the
+/// statement, its keyword and an expression all standing.
+fn returns_something(tree: &Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) -> bool {
+    let effective = |mut n: NodeId| loop {
+        match edits.get(n) {
+            Some(Edit::Delete) => return None,
+            Some(Edit::Replace(d)) => n = *d,
+            _ => return Some(n),
+        }
+    };
+    let token = |n: NodeId, text: &str| tree.node(n).kind == lopper_tree::NodeKind::Token && tree.token_text(n) == text;
+    let mut stack = vec![f];
+    while let Some(n) = stack.pop() {
+        let Some(n) = effective(n) else { continue };
+        if tree.node(n).symbol.is_some_and(|s| g.symbol(s).name == RETURN) {
+            let parts: Vec<NodeId> = tree.node(n).children.iter().filter_map(|&c| effective(c)).collect();
+            if parts.iter().any(|&c| token(c, "return")) && parts.iter().any(|&c| !token(c, "return") && !token(c, ";")) {
+                return true;
+            }
+            continue;
+        }
+        stack.extend(tree.node(n).children.iter().copied());
+    }
+    false
+}
+
+/// The grammar symbols (tree-sitter-c/-cpp) of a return statement and a function definition.
+const RETURN: &str = "return_statement";
+const FUNCTION: &str = "function_definition";
+
+/// Whether function definition `f` returns a value its callers may read: its type is not
+/// plain `void` (a `void *` returns one), and it is not `main` (which returns 0 when it
+/// falls off its end).
+fn returns_value(tree: &Tree, g: &PnfGrammar, f: NodeId) -> bool {
+    let children = &tree.node(f).children;
+    let symbol = |n: NodeId| tree.node(n).symbol.map(|s| g.symbol(s).name.as_str());
+    let plain_void = children.iter().any(|&c| tree.node(c).kind == lopper_tree::NodeKind::Token && tree.token_text(c) == "void")
+        && children.iter().any(|&c| symbol(c) == Some("function_declarator"));
+    let main = children
+        .iter()
+        .filter(|&&c| symbol(c) == Some("function_declarator"))
+        .any(|&d| tree.node(d).children.first().is_some_and(|&name| tree.node(name).kind == lopper_tree::NodeKind::Token && tree.token_text(name) == "main"));
+    !plain_void && !main
 }
