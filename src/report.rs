@@ -255,7 +255,7 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
         eprintln!("  passes    {}", each.join("; "));
     } else {
         // Where the tests went, in plain words: the three steps that took the most.
-        ran.sort_by(|a, b| b.tests.cmp(&a.tests));
+        ran.sort_by_key(|p| std::cmp::Reverse(p.tests));
         let top: Vec<String> = ran.iter().take(3).map(|p| format!("{} {}", plain_pass(&p.name), p.tests)).collect();
         if !top.is_empty() {
             eprintln!("  most tests went to {} (every step: --verbose)", top.join(", "));
