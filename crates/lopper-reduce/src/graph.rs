@@ -49,7 +49,10 @@ impl<'t> Names<'t> {
     /// libc prototypes' `__s`, `__n`, `__dest` made every prototype after the first use
     /// the first; without them it took 2,531 tests, not 2,730. Leaving out every
     /// occurrence of such names, and template parameters too, took more than 4,000.)
-    pub fn without_parameters(tree: &'t Tree, live: &[bool], g: &PnfGrammar) -> Names<'t> {
+    ///
+    /// With `locals` false, a local variable's name stays a name like any other: the table
+    /// for a list inside a body, where a local's declaration is an element that may go.
+    pub fn without_parameters(tree: &'t Tree, live: &[bool], g: &PnfGrammar, locals: bool) -> Names<'t> {
         let mut local = vec![false; tree.token_count()];
         for n in (0..tree.len() as u32).map(NodeId) {
             let node = tree.node(n);
@@ -74,7 +77,8 @@ impl<'t> Names<'t> {
             let (all, body) = (tree.subtree_token_range(function), tree.subtree_token_range(b));
             let declares_local = |i: usize| {
                 let id = ids[i];
-                live[id.0 as usize]
+                locals
+                    && live[id.0 as usize]
                     && tree.node(id).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME)
                     && tree.node(id).parent.and_then(|p| tree.node(p).symbol).is_some_and(|s| LOCAL_DECLARATORS.contains(&g.symbol(s).name.as_str()))
             };
@@ -347,6 +351,12 @@ impl Closure for Units {
     fn takes_users(&self) -> bool {
         false
     }
+}
+
+/// Whether `n` lies inside a function body ([`BODIES`]): there a local variable is a
+/// declaration like any other (see [`Names::without_parameters`]).
+pub(crate) fn in_body(tree: &Tree, g: &PnfGrammar, n: NodeId) -> bool {
+    tree.ancestors(n).any(|a| tree.node(a).symbol.is_some_and(|s| BODIES.contains(&g.symbol(s).name.as_str())))
 }
 
 /// Marks in `reached` every node reachable from `from` along `edges`.

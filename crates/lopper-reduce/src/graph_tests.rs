@@ -29,7 +29,7 @@ fn without_each_unit(lang: Language, src: &str) -> Vec<String> {
     let tree = f.parse(src).unwrap().tree;
     let edits = EditSet::default();
     let live = tree.live(&edits);
-    let names = Names::without_parameters(&tree, &live, f.grammar());
+    let names = Names::without_parameters(&tree, &live, f.grammar(), true);
     let items: Vec<NodeId> = tree.node(tree.root()).children.to_vec();
     let is_main = |n: NodeId| tree.subtree_token_ids(n).iter().any(|&t| tree.token_text(t) == "main");
     let units = Units::of(&names, &tree, &live, &items, &is_main);

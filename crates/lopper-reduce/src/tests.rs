@@ -367,7 +367,7 @@ fn units_of(src: &str, keep: &[&str]) -> Vec<(String, Vec<String>)> {
     let f = Frontend::new(Language::C).unwrap();
     let tree = f.parse(src).unwrap().tree;
     let live = tree.live(&lopper_tree::EditSet::default());
-    let names = crate::graph::Names::without_parameters(&tree, &live, f.grammar());
+    let names = crate::graph::Names::without_parameters(&tree, &live, f.grammar(), true);
     let items: Vec<lopper_tree::NodeId> = tree.node(tree.root()).children.to_vec();
     let text = |n: lopper_tree::NodeId| tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).collect::<Vec<_>>().join(" ");
     let kept = |n: lopper_tree::NodeId| keep.iter().any(|k| text(n).contains(k));

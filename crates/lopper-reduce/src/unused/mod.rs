@@ -19,7 +19,7 @@
 //! it. Names are the grammar's identifier tokens (as in [`crate::passes::identifiers`]).
 
 use crate::engine::{Deletion, Empty, Engine, FollowUp, Round};
-use crate::graph::{Names, Units};
+use crate::graph::{in_body, Names, Units};
 use crate::oracle::OracleError;
 use crate::passes::{Group, Kind, PassInfo};
 use crate::perses::RoundHooks;
@@ -104,7 +104,7 @@ impl UnusedSearch {
         let (mut i, mut first) = (0, true);
         while i < lists.len() {
             let found = {
-                let names = names_of(&r.tree, &r.live, e.g);
+                let names = names_of(&r.tree, &r.live, e.g, None);
                 lists[i..].iter().position(|&l| Step::of(&names, &self.pinned, &r.tree, &r.live, l, 2).is_some())
             };
             let Some(k) = found else { break };
@@ -156,7 +156,7 @@ impl UnusedSearch {
                     refused = true;
                 }
             }
-            let names = names_of(&r.tree, &r.live, e.g);
+            let names = names_of(&r.tree, &r.live, e.g, Some(list));
             let Some(step) = Step::of(&names, &self.pinned, &r.tree, &r.live, list, least) else { break };
             least = 1;
             // The units the ddmin below runs over, from the same names (crate::graph).
@@ -171,7 +171,7 @@ impl UnusedSearch {
             let g = e.g;
             let next = move |tree: &Tree, state: &EditSet| {
                 let live = tree.live(state);
-                let names = names_of(tree, &live, g);
+                let names = names_of(tree, &live, g, Some(list));
                 let step = Step::of(&names, &pinned, tree, &live, list, 1);
                 let step = step.or_else(|| later.iter().find_map(|&l| Step::of(&names, &pinned, tree, &live, l, 2)));
                 step.map_or_else(Vec::new, |s| s.first(state))
@@ -192,7 +192,7 @@ impl UnusedSearch {
             let kept = e.ddmin_delete(r, Deletion { done: Some(&next), dependents: Some(&units), ..Deletion::of(heads, Empty::DeleteItems) })?;
             whole = kept.is_empty();
             first_whole.get_or_insert(whole);
-            let names = names_of(&r.tree, &r.live, e.g);
+            let names = names_of(&r.tree, &r.live, e.g, Some(list));
             self.pinned.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
             if kept.len() == offered {
                 break;
@@ -229,7 +229,7 @@ impl UnusedSearch {
         let mut least = least;
         loop {
             let live = r.tree.live(&all.state);
-            let names = names_of(&r.tree, &live, g);
+            let names = names_of(&r.tree, &live, g, None);
             let steps: Vec<Step> = lists.iter().filter_map(|&l| Step::of(&names, &self.pinned, &r.tree, &live, l, least)).collect();
             if steps.is_empty() {
                 return all;
@@ -319,6 +319,11 @@ struct Freed<'a> {
 }
 
 impl<'a> Freed<'a> {
+    /// The list the ddmin runs over.
+    fn list(&self, tree: &Tree) -> Option<NodeId> {
+        self.items.first().and_then(|&e| tree.node(e).parent)
+    }
+
     /// For a ddmin over `items`, a list's live elements under the round's state `base`
     /// (deleted one by one, not with a separated list's head).
     fn new(g: &'a PnfGrammar, items: &'a [NodeId], base: &'a EditSet) -> Freed<'a> {
@@ -336,10 +341,10 @@ impl FollowUp for Freed<'_> {
     fn after(&self, tree: &Tree, state: &EditSet, live: &[bool]) -> Option<(EditSet, Vec<NodeId>)> {
         let protect = self.unreferenced.get_or_init(|| {
             let live = tree.live(self.base);
-            let names = names_of(tree, &live, self.g);
+            let names = names_of(tree, &live, self.g, self.list(tree));
             self.items.iter().copied().filter(|&e| names.unreferenced(e, &live)).collect()
         });
-        let names = names_of(tree, live, self.g);
+        let names = names_of(tree, live, self.g, self.list(tree));
         let rest: Vec<NodeId> = self.items.iter().copied().filter(|e| live[e.0 as usize]).collect();
         let dead = names.dead(&rest, &|e| protect.contains(&e) || self.refused.contains(&e), live);
         (dead.len() >= 2).then(|| {
@@ -376,7 +381,8 @@ pub fn lists(tree: &Tree, edits: &EditSet) -> Vec<NodeId> {
     found
 }
 
-/// The name tables the search reads: without the names parameter lists declare.
-fn names_of<'t>(tree: &'t Tree, live: &[bool], g: &PnfGrammar) -> Names<'t> {
-    Names::without_parameters(tree, live, g)
+/// The name tables the search reads: without the names parameter lists declare, and, for
+/// a list outside every function body (`list`; `None`: several lists), without locals.
+fn names_of<'t>(tree: &'t Tree, live: &[bool], g: &PnfGrammar, list: Option<NodeId>) -> Names<'t> {
+    Names::without_parameters(tree, live, g, list.is_some_and(|l| !in_body(tree, g, l)))
 }
