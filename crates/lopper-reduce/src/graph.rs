@@ -18,7 +18,7 @@
 //! Dominators by Cooper, Harvey and Kennedy, *A Simple, Fast Dominance Algorithm* (2001).
 
 use crate::engine::Closure;
-use crate::symbols::{BODIES, DECLARED_NAME, LOCAL_DECLARATORS, PARAMETERS};
+use crate::symbols::{is, BODIES, DECLARED_NAME, LOCAL_DECLARATORS, PARAMETERS};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
@@ -43,11 +43,10 @@ impl<'t> Names<'t> {
     /// As [`Names::new`], without the names that function parameter lists declare (C's
     /// `size_t __n`, Java's `int x`), and without their uses in that function's body, nor
     /// the names declared in a body (`int i = 0;`) in that body: a parameter's name is
-    /// local to its function, so a declaration holding its first
-    /// occurrence declares nothing by it, and the next function with a parameter of that
-    /// name does not use it. (Measured on consteval: the
-    /// libc prototypes' `__s`, `__n`, `__dest` made every prototype after the first use
-    /// the first; without them it took 2,531 tests, not 2,730. Leaving out every
+    /// local to its function, so a declaration holding its first occurrence declares
+    /// nothing by it, and the next function with a parameter of that name does not use it.
+    /// (Measured on consteval: the libc prototypes' `__s`, `__n`, `__dest` made every
+    /// prototype after the first use the first; without them it took 2,531 tests, not 2,730. Leaving out every
     /// occurrence of such names, and template parameters too, took more than 4,000.)
     ///
     /// With `locals` false, a local variable's name stays a name like any other: the table
@@ -70,17 +69,14 @@ impl<'t> Names<'t> {
         // names the first.
         for b in (0..tree.len() as u32).map(NodeId) {
             let node = tree.node(b);
-            if !live[b.0 as usize] || node.kind == NodeKind::Token || !node.symbol.is_some_and(|s| BODIES.contains(&g.symbol(s).name.as_str())) {
+            if !live[b.0 as usize] || node.kind == NodeKind::Token || !is(tree, g, b, &BODIES) {
                 continue;
             }
             let Some(function) = node.parent else { continue };
             let (all, body) = (tree.subtree_token_range(function), tree.subtree_token_range(b));
             let declares_local = |i: usize| {
                 let id = ids[i];
-                locals
-                    && live[id.0 as usize]
-                    && tree.node(id).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME)
-                    && tree.node(id).parent.and_then(|p| tree.node(p).symbol).is_some_and(|s| LOCAL_DECLARATORS.contains(&g.symbol(s).name.as_str()))
+                locals && live[id.0 as usize] && is(tree, g, id, &[DECLARED_NAME]) && tree.node(id).parent.is_some_and(|p| is(tree, g, p, &LOCAL_DECLARATORS))
             };
             let names: HashSet<&str> =
                 (all.start..body.start).filter(|&i| local[i]).chain(body.clone().filter(|&i| declares_local(i))).map(|i| tree.token_text(ids[i])).collect();
@@ -351,12 +347,6 @@ impl Closure for Units {
     fn takes_users(&self) -> bool {
         false
     }
-}
-
-/// Whether `n` lies inside a function body ([`BODIES`]): there a local variable is a
-/// declaration like any other (see [`Names::without_parameters`]).
-pub(crate) fn in_body(tree: &Tree, g: &PnfGrammar, n: NodeId) -> bool {
-    tree.ancestors(n).any(|a| tree.node(a).symbol.is_some_and(|s| BODIES.contains(&g.symbol(s).name.as_str())))
 }
 
 /// Marks in `reached` every node reachable from `from` along `edges`.

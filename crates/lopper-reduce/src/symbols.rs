@@ -1,6 +1,19 @@
 //! The grammar symbols (the tree-sitter grammars' rule names) that the searches following
 //! names and scopes recognize, in one leaf module that imports nothing of the crate.
 
+use lopper_grammar::PnfGrammar;
+use lopper_tree::{NodeId, Tree};
+
+/// Whether node `n` of `tree` is one of `symbols` (a token's symbol too).
+pub(crate) fn is(tree: &Tree, g: &PnfGrammar, n: NodeId, symbols: &[&str]) -> bool {
+    tree.node(n).symbol.is_some_and(|s| symbols.contains(&g.symbol(s).name.as_str()))
+}
+
+/// Whether `n` lies inside a function body ([`BODIES`]): a local scope.
+pub(crate) fn in_body(tree: &Tree, g: &PnfGrammar, n: NodeId) -> bool {
+    tree.ancestors(n).any(|a| is(tree, g, a, &BODIES))
+}
+
 /// The grammar symbols of a function body: a scope of its own.
 pub(crate) const BODIES: [&str; 3] = ["compound_statement", "block", "constructor_body"];
 

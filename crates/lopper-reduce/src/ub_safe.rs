@@ -13,9 +13,9 @@
 //! (its expression, keyword or statement deleted): the function may then fall off its
 //! end, and its caller read a value never returned.
 
-use crate::symbols::{BODIES, INIT_DECLARATOR};
+use crate::symbols::{in_body, is, INIT_DECLARATOR};
 use lopper_grammar::PnfGrammar;
-use lopper_tree::{Edit, EditSet, NodeId, Tree};
+use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
 
 /// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes a
 /// value the program reads (see the module docs): the one candidate check the engine asks.
@@ -26,17 +26,12 @@ pub(crate) fn drops_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidat
 /// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes the
 /// initializer from a variable declared in a function body that `state` initializes.
 pub(crate) fn drops_local_initializer(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
-    let is = |n: NodeId, symbol: &str| tree.node(n).symbol.is_some_and(|s| g.symbol(s).name == symbol);
-    let local = |n: NodeId| tree.ancestors(n).any(|a| BODIES.iter().any(|b| is(a, b)));
+    let initializes = |n: NodeId| is(tree, g, n, &[INIT_DECLARATOR]) && in_body(tree, g, n);
     candidate.ids().filter(|&n| state.get(n) != candidate.get(n)).any(|n| match candidate.get(n) {
-        Some(Edit::Replace(_)) => is(n, INIT_DECLARATOR) && local(n),
+        Some(Edit::Replace(_)) => initializes(n),
         Some(Edit::Delete) => {
-            tree.node(n).kind == lopper_tree::NodeKind::Token
-                && tree.token_text(n) == "="
-                && tree
-                    .node(n)
-                    .parent
-                    .is_some_and(|p| is(p, INIT_DECLARATOR) && !candidate.contains(p) && local(p) && tree.ancestors(p).all(|a| !candidate.contains(a)))
+            token(tree, n, "=")
+                && tree.node(n).parent.is_some_and(|p| initializes(p) && !candidate.contains(p) && tree.ancestors(p).all(|a| !candidate.contains(a)))
         }
         _ => false,
     })
@@ -47,10 +42,9 @@ pub(crate) fn drops_local_initializer(tree: &Tree, g: &PnfGrammar, state: &EditS
 /// `return` of a value: its expression, keyword or statement deleted, or a statement list
 /// holding it.
 pub(crate) fn drops_return_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
-    let is = |n: NodeId, symbol: &str| tree.node(n).symbol.is_some_and(|s| g.symbol(s).name == symbol);
     let mut seen = Vec::new();
     candidate.ids().filter(|&n| state.get(n) != candidate.get(n)).any(|n| {
-        let Some(f) = tree.ancestors(n).find(|&a| is(a, FUNCTION)) else { return false };
+        let Some(f) = tree.ancestors(n).find(|&a| is(tree, g, a, &[FUNCTION])) else { return false };
         if seen.contains(&f) {
             return false;
         }
@@ -63,20 +57,12 @@ pub(crate) fn drops_return_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, c
 /// Whether function definition `f`, under `edits`, holds a `return` of a value: the
 /// statement, its keyword and an expression all standing.
 fn returns_something(tree: &Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) -> bool {
-    let effective = |mut n: NodeId| loop {
-        match edits.get(n) {
-            Some(Edit::Delete) => return None,
-            Some(Edit::Replace(d)) => n = *d,
-            _ => return Some(n),
-        }
-    };
-    let token = |n: NodeId, text: &str| tree.node(n).kind == lopper_tree::NodeKind::Token && tree.token_text(n) == text;
     let mut stack = vec![f];
     while let Some(n) = stack.pop() {
-        let Some(n) = effective(n) else { continue };
-        if tree.node(n).symbol.is_some_and(|s| g.symbol(s).name == RETURN) {
-            let parts: Vec<NodeId> = tree.node(n).children.iter().filter_map(|&c| effective(c)).collect();
-            if parts.iter().any(|&c| token(c, "return")) && parts.iter().any(|&c| !token(c, "return") && !token(c, ";")) {
+        let Some(n) = tree.effective(edits, n) else { continue };
+        if is(tree, g, n, &[RETURN]) {
+            let parts: Vec<NodeId> = tree.node(n).children.iter().filter_map(|&c| tree.effective(edits, c)).collect();
+            if parts.iter().any(|&c| token(tree, c, "return")) && parts.iter().any(|&c| !token(tree, c, "return") && !token(tree, c, ";")) {
                 return true;
             }
             continue;
@@ -95,12 +81,13 @@ const FUNCTION: &str = "function_definition";
 /// falls off its end).
 fn returns_value(tree: &Tree, g: &PnfGrammar, f: NodeId) -> bool {
     let children = &tree.node(f).children;
-    let symbol = |n: NodeId| tree.node(n).symbol.map(|s| g.symbol(s).name.as_str());
-    let plain_void = children.iter().any(|&c| tree.node(c).kind == lopper_tree::NodeKind::Token && tree.token_text(c) == "void")
-        && children.iter().any(|&c| symbol(c) == Some("function_declarator"));
-    let main = children
-        .iter()
-        .filter(|&&c| symbol(c) == Some("function_declarator"))
-        .any(|&d| tree.node(d).children.first().is_some_and(|&name| tree.node(name).kind == lopper_tree::NodeKind::Token && tree.token_text(name) == "main"));
+    let declarators = || children.iter().filter(|&&c| is(tree, g, c, &["function_declarator"]));
+    let plain_void = children.iter().any(|&c| token(tree, c, "void")) && declarators().next().is_some();
+    let main = declarators().any(|&d| tree.node(d).children.first().is_some_and(|&name| token(tree, name, "main")));
     !plain_void && !main
+}
+
+/// Whether node `n` is a token with this text.
+fn token(tree: &Tree, n: NodeId, text: &str) -> bool {
+    tree.node(n).kind == NodeKind::Token && tree.token_text(n) == text
 }

@@ -140,7 +140,7 @@ impl Scopes<'_> {
     }
 
     fn is(&self, n: NodeId, symbols: &[&str]) -> bool {
-        self.tree.node(n).symbol.is_some_and(|s| symbols.contains(&self.g.symbol(s).name.as_str()))
+        crate::symbols::is(self.tree, self.g, n, symbols)
     }
 
     /// Whether `n` or an ancestor opens a scope: what `n` declares is local.

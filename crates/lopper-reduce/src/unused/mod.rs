@@ -19,10 +19,11 @@
 //! it. Names are the grammar's identifier tokens (as in [`crate::passes::identifiers`]).
 
 use crate::engine::{Deletion, Empty, Engine, FollowUp, Round};
-use crate::graph::{in_body, Names, Units};
+use crate::graph::{Names, Units};
 use crate::oracle::OracleError;
 use crate::passes::{Group, Kind, PassInfo};
 use crate::perses::RoundHooks;
+use crate::symbols::in_body;
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{EditSet, NodeId, NodeKind, Tree};
 use std::cell::OnceCell;
