@@ -125,7 +125,7 @@ pub fn list_passes() -> String {
         out.push_str(&format!("{:14} {:5} {}{extra}\n", info.name, group, info.about));
     }
     out.push_str("\nCounted apart in the summary and --stats:\n");
-    for (name, about) in lopper_reduce::stats::COUNTED_APART {
+    for (name, _, about) in lopper_reduce::stats::COUNTED_APART {
         out.push_str(&format!("{name:14}       {about}\n"));
     }
     out

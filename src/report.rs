@@ -169,25 +169,6 @@ fn original_tokens(r: &Reduction) -> Option<(usize, &std::path::Path)> {
     Some((r.frontend.parse(&text).ok()?.tree.token_count(), backup))
 }
 
-/// What the pass (or part of Perses) counted as `name` does, in a compiler engineer's
-/// words; the name itself for the rest.
-fn plain_pass(name: &str) -> &str {
-    match name {
-        "list" => "deleting list elements",
-        "replace" => "replacing a node by a smaller one",
-        "bulk" => "several deletions at once",
-        "unused" => "removing unused declarations",
-        "definitions" => "emptying function bodies",
-        "instances" => "removing template instances",
-        "other" => "checking the original",
-        "tokens" => "deleting tokens",
-        "subtrees" => "replacing subtrees by the smallest text",
-        "identifiers" => "renaming identifiers",
-        "literals" => "simplifying literals",
-        other => other,
-    }
-}
-
 /// The closing summary, on stderr.
 pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     let s = &outcome.stats;
@@ -256,7 +237,7 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     } else {
         // Where the tests went, in plain words: the three steps that took the most.
         ran.sort_by_key(|p| std::cmp::Reverse(p.tests));
-        let top: Vec<String> = ran.iter().take(3).map(|p| format!("{} {}", plain_pass(&p.name), p.tests)).collect();
+        let top: Vec<String> = ran.iter().take(3).map(|p| format!("{} {}", lopper_reduce::pipeline::registry::plain(&p.name), p.tests)).collect();
         if !top.is_empty() {
             eprintln!("  most tests went to {} (every step: --verbose)", top.join(", "));
         }

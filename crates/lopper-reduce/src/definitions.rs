@@ -33,6 +33,7 @@ use lopper_tree::{Edit, NodeId, NodeKind, Tree};
 /// The search in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "definitions",
+    plain: "emptying function bodies",
     about: "every function definition made a declaration with one test (C, C++: T f(P); a member defined outside its class deleted; Java: the body {} or {throw null;}; Rust: {} or {loop{}}), then a coarse ddmin over the functions (C-Vise's replace-function-def-with-decl); keeps a compiler's acceptance; once, before the rest",
     group: Group::First,
     grows: false,

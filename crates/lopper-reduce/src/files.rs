@@ -18,6 +18,7 @@ use std::path::Path;
 /// The search in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "files",
+    plain: "deleting files",
     about: "for a project (a DIR or several FILEs): every file deleted with one test, with the lines that name it in the others (mod x;, #include \"x.h\", import ... from './x', import p.X;, from x import y), then a coarse ddmin over the files; once, after definitions (whose declarations free the files only bodies used); in Java and Rust projects also during Perses' rounds, each file with the files that name it, as one group",
     group: Group::First,
     grows: false,

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 /// The search in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "instances",
+    plain: "emptying every body of one kind at once",
     about: "every list of one kind (every function body's statements, every class body, ...) emptied with one test, then a coarse ddmin over those lists (C-Vise's binary-search passes); kinds with the smallest lists first, only kinds holding 1/8 of the program, only programs of 25k tokens or more; once, before the rest",
     group: Group::First,
     grows: false,

@@ -173,10 +173,11 @@ pub(crate) const REPLACE: &str = "replace";
 pub(crate) const BULK: &str = "bulk";
 
 /// The names `Stats::pass_stats` counts under that are not passes of the registry, each
-/// with one sentence: Perses' parts, counted apart, and [`OTHER`].
-pub const COUNTED_APART: [(&str, &str); 4] = [
-    (LIST, "part of perses: ddmin over the elements of a Kleene star/plus list (also the baselines' list deletion)"),
-    (REPLACE, "part of perses: a node replaced by a descendant its symbol subsumes"),
-    (BULK, "part of perses: the first candidates of several nodes judged as one while tests pass"),
-    (OTHER, "not a pass: the original's first test, comment removal and re-parsing"),
+/// in plain words (as `PassInfo::plain`) and in one sentence: Perses' parts, counted
+/// apart, and [`OTHER`].
+pub const COUNTED_APART: [(&str, &str, &str); 4] = [
+    (LIST, "deleting list elements", "part of perses: ddmin over the elements of a Kleene star/plus list (also the baselines' list deletion)"),
+    (REPLACE, "replacing a node by a smaller one", "part of perses: a node replaced by a descendant its symbol subsumes"),
+    (BULK, "several deletions at once", "part of perses: the first candidates of several nodes judged as one while tests pass"),
+    (OTHER, "checking the original", "not a pass: the original's first test, comment removal and re-parsing"),
 ];

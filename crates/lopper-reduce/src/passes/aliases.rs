@@ -35,6 +35,7 @@ struct Inlining {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "aliases",
+    plain: "inlining type aliases",
     about: "type aliases inlined whatever their length: C/C++ typedef, C++ using X = ..., Rust type X = ...;, Go type X = ..., deleted and every use replaced by the aliased type's text",
     group: Group::Main,
     grows: false,

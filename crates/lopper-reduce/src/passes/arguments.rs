@@ -33,6 +33,7 @@ pub struct Arguments {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "arguments",
+    plain: "deleting unused parameters with their arguments",
     about: "a parameter no body uses removed with the matching argument of every call, in one candidate (a function's lists all of one length)",
     group: Group::Main,
     grows: false,

@@ -38,6 +38,7 @@ struct Inlining {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "bodies",
+    plain: "inlining one-expression functions",
     about: "function bodies inlined: a function without parameters whose body is one expression (Rust's { E }, return E;) is deleted and each use of its name (a call g(), or g as a value) becomes E (clang_delta's simple-inliner, without the language)",
     group: Group::Main,
     grows: false,

@@ -193,6 +193,7 @@ pub fn chunk(c: usize, mut k: usize) -> Option<(usize, usize)> {
 /// pass, built by the caller.
 pub const CLANG_DELTA: PassInfo = PassInfo {
     name: "clang_delta",
+    plain: "C-Vise's clang_delta transformations",
     about: "C-Vise's clang_delta transformations, each a pass in Regehr's protocol: on C and C++ programs only, the languages clang_delta parses (apt-get install cvise)",
     group: Group::Main,
     grows: false,

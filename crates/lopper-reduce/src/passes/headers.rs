@@ -16,6 +16,7 @@ pub struct Headers {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "headers",
+    plain: "inlining headers",
     about: "header inlining, for a project: a file that one #include \"...\" line of the other files names takes that line's place and is deleted (C-Vise's header inlining)",
     group: Group::Main,
     grows: false,

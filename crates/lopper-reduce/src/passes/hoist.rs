@@ -22,6 +22,7 @@ pub struct Hoist {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "hoist",
+    plain: "unwrapping namespaces and blocks",
     about: "scope hoisting: a C++ namespace or linkage specification (namespace n { ... }, extern \"C++\" { ... }), or an #ifdef/#ifndef without #else, replaced by what it holds (C-Vise's remove-namespace, without the language)",
     group: Group::Main,
     grows: false,

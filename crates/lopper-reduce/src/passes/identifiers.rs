@@ -43,6 +43,7 @@ fn shortlex_less(a: &str, b: &str) -> bool {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "identifiers",
+    plain: "renaming identifiers",
     about: "identifier canonicalization: every identifier renamed at once to the shortest unused names, then one identifier at a time (T-Rec, TOSEM'24; Vulcan identifier replacement)",
     group: Group::Main,
     grows: false,

@@ -26,7 +26,7 @@ pub struct Inline {
 }
 
 /// This pass in the registry.
-pub const INFO: PassInfo = PassInfo { name: "inline", about: "definition inlining: delete a short definition and put one of its words in place of its name everywhere, e.g. a typedef (C-Vise's replace-simple-typedef and copy-propagation, without the language)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
+pub const INFO: PassInfo = PassInfo { name: "inline", plain: "inlining short definitions", about: "definition inlining: delete a short definition and put one of its words in place of its name everywhere, e.g. a typedef (C-Vise's replace-simple-typedef and copy-propagation, without the language)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
 
 /// A new instance of this pass.
 pub fn create() -> Box<dyn Pass> {

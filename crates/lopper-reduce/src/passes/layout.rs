@@ -26,6 +26,7 @@ use std::ops::Range;
 /// text may grow.
 pub const INFO: PassInfo = PassInfo {
     name: "layout",
+    plain: "laying the result out",
     about: "the final result laid out readably: one line break and the bracket depth's indentation where the best had a line break, single spaces, no token glued to an operator; tested once (not for Python, whose indentation is syntax)",
     group: Group::Last,
     grows: true,

@@ -19,6 +19,7 @@ const QUOTES: [&str; 3] = ["\"", "'", "`"];
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "literals",
+    plain: "simplifying literals",
     about: "literal canonicalization: every literal at once, then one at a time: numbers to 0 or 1, strings to empty (T-Rec, TOSEM'24)",
     group: Group::Main,
     grows: false,

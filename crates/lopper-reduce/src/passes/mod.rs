@@ -161,6 +161,9 @@ impl<'a> Measure<'a> {
 pub struct PassInfo {
     /// Its `--passes` name.
     pub name: &'static str,
+    /// What it does in a compiler engineer's words, a few of them (the summary's "most
+    /// tests went to …").
+    pub plain: &'static str,
     /// One line: what it does, with its source.
     pub about: &'static str,
     /// Where in the pipeline it runs.

@@ -23,7 +23,7 @@ pub struct Params {
 }
 
 /// This pass in the registry.
-pub const INFO: PassInfo = PassInfo { name: "params", about: "local declaration to parameter: a short declaration of a function's body moves into its parameter list without its `;` (the inverse of C-Vise's param-to-local)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
+pub const INFO: PassInfo = PassInfo { name: "params", plain: "moving declarations into parameter lists", about: "local declaration to parameter: a short declaration of a function's body moves into its parameter list without its `;` (the inverse of C-Vise's param-to-local)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
 
 /// A new instance of this pass.
 pub fn create() -> Box<dyn Pass> {

@@ -73,6 +73,7 @@ fn minimal(cx: Context<'_>) -> Vec<Option<(usize, String)>> {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "subtrees",
+    plain: "replacing subtrees by the smallest text",
     about:
         "sub-tree replacement: a node becomes the smallest text its expected symbol derives, e.g. an expression `0`, a block `{}` (Vulcan, Xu et al. OOPSLA'23)",
     group: Group::Main,

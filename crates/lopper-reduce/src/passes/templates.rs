@@ -24,6 +24,7 @@ pub struct Templates {
 /// This pass in the registry.
 pub const INFO: PassInfo = PassInfo {
     name: "templates",
+    plain: "making template parameters int",
     about: "a C++ template type parameter made int, with the matching argument of every use deleted; a template of one parameter made a plain class or function (C-Vise's instantiate-template-type-param-to-int and class-template-to-class, without the language)",
     group: Group::Main,
     grows: false,

@@ -590,6 +590,16 @@ fn the_main_group_runs_in_the_order_given_with_a_plug_in_where_it_is_put() {
 }
 
 #[test]
+fn every_counted_name_has_plain_words_from_where_it_is_declared() {
+    use crate::pipeline::registry::plain;
+    assert!(crate::pipeline::REGISTRY.iter().all(|p| !p.plain.is_empty() && plain(p.name) == p.plain));
+    assert_eq!(plain("list"), "deleting list elements");
+    assert_eq!(plain("instances"), "emptying every body of one kind at once");
+    // A clang_delta transformation keeps its own name.
+    assert_eq!(plain("clang_delta:rename-fun"), "clang_delta:rename-fun");
+}
+
+#[test]
 fn type_aliases_of_any_length_are_inlined_in_every_language_that_has_them() {
     let cases: [(Language, &str, &[&str]); 4] = [
         (

@@ -48,7 +48,7 @@ impl Tokens {
 }
 
 /// This pass in the registry.
-pub const INFO: PassInfo = PassInfo { name: "tokens", about: "local exhaustive deletion of 1-4 adjacent tokens, of token pairs within a window and of the 1st, 3rd and 4th of 4 tokens, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
+pub const INFO: PassInfo = PassInfo { name: "tokens", plain: "deleting tokens", about: "local exhaustive deletion of 1-4 adjacent tokens, of token pairs within a window and of the 1st, 3rd and 4th of 4 tokens, screened by the grammar (Vulcan, Xu et al. OOPSLA'23)", group: Group::Main, grows: false, kind: Kind::Transformation(create) };
 
 /// A new instance of this pass.
 pub fn create() -> Box<dyn Pass> {

@@ -26,6 +26,7 @@ use std::collections::{BinaryHeap, VecDeque};
 /// Perses' own search in the pass registry.
 pub const INFO: PassInfo = PassInfo {
     name: "perses",
+    plain: "Perses' deletion and replacement",
     about: "Perses (Sun et al., ICSE 2018): ddmin over Kleene star/plus/optional children, replacement by subsumed descendants, to its fixpoint",
     group: Group::Main,
     grows: false,

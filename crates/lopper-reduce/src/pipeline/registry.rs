@@ -39,6 +39,13 @@ pub fn find(name: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().copied().find(|p| p.name == name)
 }
 
+/// What the pass or part of Perses that `Stats::pass_stats` counts as `name` does, in
+/// plain words (`PassInfo::plain`, `stats::COUNTED_APART`); `name` itself for the rest
+/// (a clang_delta transformation, a `--transform`).
+pub fn plain(name: &str) -> &str {
+    find(name).map(|p| p.plain).or_else(|| crate::stats::COUNTED_APART.iter().find(|c| c.0 == name).map(|c| c.1)).unwrap_or(name)
+}
+
 /// A `--passes` name the registry does not know.
 #[derive(Debug, thiserror::Error)]
 #[error("unknown pass `{name}` (known: {}; see --list-passes)", REGISTRY.iter().map(|p| p.name).collect::<Vec<_>>().join(", "))]

@@ -36,6 +36,7 @@ pub(crate) use dependents::{Dependents, DEPENDENTS_MIN_ITEMS};
 /// each Perses round).
 pub const INFO: PassInfo = PassInfo {
     name: "unused",
+    plain: "removing unused declarations",
     about: "unused declarations: ddmin over the list elements that declare a name used nowhere else, which can go in any combination (C-Vise's remove-unused-function/-var, without the language); at the start of each Perses round, and after each interesting deletion of Perses' ddmin what it left unused",
     group: Group::Main,
     grows: false,
