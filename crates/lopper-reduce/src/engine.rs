@@ -314,10 +314,7 @@ impl Engine<'_> {
                 let kept: Vec<EditSet> = made.iter().map(|&i| slots[i].take().expect("each once")).collect();
                 let made = &made;
                 let then_made = then.map(|t| move |tree: &Tree, j: usize| t(tree, made[j]));
-                let winner = match &then_made {
-                    Some(t) => self.try_made(r, kept, passes, Some(t))?,
-                    None => self.try_made(r, kept, passes, None)?,
-                };
+                let winner = self.try_made(r, kept, passes, then_made.as_ref().map(|t| t as &Successors<'_>))?;
                 return Ok(winner.map(|j| made[j]));
             }
         }
