@@ -86,6 +86,56 @@ fn cpp_definitions_become_declarations_the_compiler_accepts() {
     assert!(tokens(Language::Cpp, &reduced) * 2 < tokens(Language::Cpp, CPP), "{reduced}");
 }
 
+/// Shapes of preprocessed libstdc++ that tree-sitter-cpp reads as functions though they are
+/// not (a namespace with an attribute, a partial specialization over a member-function
+/// pointer with a base clause), an out-of-line member whose head starts with an attribute,
+/// and an operator whose return type holds a `::`.
+const LIBRARY_SHAPES: &str = r#"
+#include <utility>
+namespace lib __attribute__ ((__visibility__ ("default")))
+{
+template <class T> struct Base { T value() const { return T() + T(); } };
+template <class M> struct Traits;
+template <class R, class C> struct Traits<R (C::*)() const> : Base<R> { };
+template <class T> struct Box {
+  T v;
+  T get() const;
+};
+template <class T>
+  __attribute__ ((__noinline__))
+  T
+  Box<T>::
+  get() const
+  { T r = v; return r + T(); }
+struct Select {
+  template <class P>
+    typename P::first_type&&
+    operator()(P&& p) const noexcept
+    { return std::forward<P>(p).first; }
+};
+}
+int use_all() {
+  lib::Box<int> b{2};
+  lib::Traits<int (lib::Box<int>::*)() const> t;
+  return b.get() + t.value() + lib::Select{}(std::pair<int, int>(1, 2));
+}
+int marker_keep_me(int v) { int trigger = v * 7; return trigger + 1; }
+int main() { return use_all() + marker_keep_me(1); }
+"#;
+
+#[test]
+fn cpp_library_shapes_keep_their_kind_and_out_of_line_members_go_whole() {
+    require_tool("g++");
+    let reduced = squash(&reduced_by("definitions", "p.cpp", LIBRARY_SHAPES, CPP_TEST));
+    // What only looks like a function keeps its body.
+    for kept in ["namespacelib__attribute__((__visibility__(\"default\"))){", "structTraits<R(C::*)()const>:Base<R>{};"] {
+        assert!(reduced.contains(kept), "{kept} missing:\n{reduced}");
+    }
+    // The member defined outside its class went whole; the operator became a declaration.
+    assert!(!reduced.contains("Box<T>::get"), "{reduced}");
+    assert!(reduced.contains("operator()(P&&p)constnoexcept;"), "{reduced}");
+}
+
 #[test]
 fn cpp_the_whole_pipeline_ends_valid_under_a_validity_keeping_test() {
     require_tool("g++");

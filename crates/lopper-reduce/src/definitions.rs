@@ -51,8 +51,10 @@ const FUNCTIONS: [&str; 7] = [
     "function_item",
 ];
 
-/// The coarse ddmin's chunk sizes: halves down to 1/64 of the functions; Perses and the
-/// unused search take the rest.
+/// The coarse ddmin's chunk sizes: halves down to 1/64 of the functions, then smaller
+/// while most chunks go (few functions are needed as definitions once the misparsed ones
+/// are left alone: on the 920k-token unity TU, ???); Perses and the unused search take the
+/// rest.
 const LEVELS: u32 = 6;
 
 /// Programs under this many tokens are left to Perses: the search costs at least one test.
@@ -89,7 +91,7 @@ impl Engine<'_> {
             }
             let edits: Vec<&[(NodeId, Edit)]> = kind.iter().map(|p| p.edits.as_slice()).collect();
             let weights: Vec<usize> = kind.iter().map(|p| p.saves).collect();
-            self.apply_places(&mut r, &edits, &weights, LEVELS)?;
+            self.apply_places(&mut r, &edits, &weights, LEVELS, true)?;
         }
         if !r.progress {
             return Ok(Some(r.tree));
@@ -184,12 +186,26 @@ fn place<'g>(t: &Tree, f: NodeId, lang: Lang, name: &dyn Fn(NodeId) -> Option<&'
     if friend && attribute {
         return None;
     }
-    // A member defined outside its class: its name is qualified before the parameters.
-    let paren = head.iter().position(|&s| s == "(")?;
-    if paren >= 2 && head[paren - 2] == "::"
-        || paren >= 3 && head[paren - 3] == "::" && head[paren - 2] == "~"
-        || head[..paren].contains(&"operator") && head[..paren].contains(&"::")
+    // tree-sitter-cpp reads some class and namespace definitions as functions (`struct
+    // S<R (C::*)() const> : B {…}`, `namespace std __attribute__((…)) {…}`): a function
+    // has a declarator (a conversion operator's is abstract), and no base clause or
+    // `namespace` before its body.
+    let declarator = declarator(t, f, body, name);
+    if declarator.is_none() && name(f) != Some("operator_cast_definition")
+        || head.contains(&"namespace")
+        || matches!(head.first(), Some(&("struct" | "class" | "union"))) && head.contains(&":")
     {
+        return None;
+    }
+    // A member defined outside its class: its declarator's name is qualified (`T
+    // A<T>::f(…)`; the head's first `(` may be an attribute's, its `::` a return type's).
+    // A conversion operator has no declarator: its tokens say (`A::operator bool()`).
+    let paren = head.iter().position(|&s| s == "(")?;
+    let out_of_line = match declarator {
+        Some(d) => qualified(t, d, name),
+        None => head[..paren].contains(&"::"),
+    };
+    if out_of_line {
         let element = crate::passes::list_element(t, f)?;
         let whole = element == f || name(element) == Some("template_declaration") && t.node(element).children.contains(&f);
         return whole.then(|| Place { edits: vec![(element, Edit::Delete)], saves: t.node(element).tokens as usize, constant });
@@ -218,6 +234,37 @@ fn kept_body(inside: &[NodeId], open: NodeId, body_tokens: usize, filler: Option
     }
     edits.push((open, Edit::Text(filler.into())));
     Some(Place { edits, saves: body_tokens - 6, constant })
+}
+
+/// The first function declarator of function `f` outside its `body` (a member's is a
+/// `function_field_declarator` in the grammar, aliased in the tree-sitter CST).
+fn declarator<'g>(t: &Tree, f: NodeId, body: NodeId, name: &dyn Fn(NodeId) -> Option<&'g str>) -> Option<NodeId> {
+    let mut stack = vec![f];
+    while let Some(n) = stack.pop() {
+        if matches!(name(n), Some("function_declarator" | "function_field_declarator")) {
+            return Some(n);
+        }
+        if n != body {
+            stack.extend(t.node(n).children.iter().rev());
+        }
+    }
+    None
+}
+
+/// Whether function declarator `d` names a qualified function (`A<T>::f`, `ns::g`): a
+/// `::` before its first parameter list.
+fn qualified<'g>(t: &Tree, d: NodeId, name: &dyn Fn(NodeId) -> Option<&'g str>) -> bool {
+    let mut stack = vec![d];
+    while let Some(n) = stack.pop() {
+        if name(n) == Some("parameter_list") {
+            return false;
+        }
+        if t.node(n).kind == NodeKind::Token && t.token_text(n) == "::" {
+            return true;
+        }
+        stack.extend(t.node(n).children.iter().rev());
+    }
+    false
 }
 
 /// A constructor's member initializer list (`: a(1), b(2)`), outside its body.

@@ -440,13 +440,14 @@ impl Engine<'_> {
     }
 
     /// Every place's edits in one candidate, then, where that fails, a coarse ddmin
-    /// ([`crate::minimize::CoarseDdmin`], `levels` chunk sizes) over the places: a
+    /// ([`crate::minimize::CoarseDdmin`], `levels` chunk sizes, then more while most go
+    /// where `deep`) over the places: a
     /// candidate applies the edits of the places it does not keep (C-Vise's binary-search
     /// passes over one transformation's instances). `weights`: what each place saves.
     ///
     /// # Errors
     /// The judge's.
-    pub(crate) fn apply_places(&mut self, r: &mut Round, places: &[&[(NodeId, Edit)]], weights: &[usize], levels: u32) -> Result<(), OracleError> {
+    pub(crate) fn apply_places(&mut self, r: &mut Round, places: &[&[(NodeId, Edit)]], weights: &[usize], levels: u32, deep: bool) -> Result<(), OracleError> {
         use crate::minimize::CoarseDdmin;
         let base = r.state.clone();
         let edits = |keep: &[usize]| {
@@ -464,7 +465,7 @@ impl Engine<'_> {
             e
         };
         let list = ListRequest { weights, may_empty: true, lookahead: self.opts.search.window };
-        CoarseDdmin { levels }.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
+        CoarseDdmin { levels, deep }.minimize(list, &mut |keeps: &[Vec<usize>], next: &dyn Fn(usize) -> Vec<Vec<usize>>| {
             let batch: Vec<EditSet> = keeps.iter().map(|k| edits(k)).collect();
             let then = |_: &Tree, i: usize| next(i).iter().map(|k| edits(k)).collect();
             self.try_batch(r, batch, &[], Some(&then))

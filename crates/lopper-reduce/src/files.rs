@@ -50,7 +50,7 @@ impl Engine<'_> {
         let places: Vec<Vec<(NodeId, Edit)>> = (0..files.len()).map(|i| deletion(&r.tree, &files, &[i])).collect();
         let weights: Vec<usize> = files.iter().map(|(f, _)| r.tree.node(*f).tokens as usize).collect();
         let slices: Vec<&[(NodeId, Edit)]> = places.iter().map(|p| p.as_slice()).collect();
-        self.apply_places(&mut r, &slices, &weights, LEVELS)?;
+        self.apply_places(&mut r, &slices, &weights, LEVELS, false)?;
         if !r.progress {
             return Ok(Some(r.tree));
         }
@@ -99,7 +99,7 @@ impl Engine<'_> {
         }
         self.j.set_pass(INFO.name);
         let slices: Vec<&[(NodeId, Edit)]> = places.iter().map(|p| p.as_slice()).collect();
-        self.apply_places(r, &slices, &weights, ORPHAN_LEVELS)?;
+        self.apply_places(r, &slices, &weights, ORPHAN_LEVELS, false)?;
         tried.extend(keys);
         Ok(())
     }

@@ -65,7 +65,7 @@ impl Engine<'_> {
             if places.len() < 2 || tokens * MIN_SHARE < r.tree.count_tokens(&r.state) {
                 continue;
             }
-            let coarse = CoarseDdmin { levels: LEVELS };
+            let coarse = CoarseDdmin { levels: LEVELS, deep: false };
             self.ddmin_delete(&mut r, Deletion { minimizer: Some(&coarse), ..Deletion::of(places, Empty::DeleteItems) })?;
         }
         if !r.progress {

@@ -38,7 +38,7 @@ pub fn ddmin<T: Clone, E>(items: Vec<T>, lookahead: usize, first: &mut FirstPass
 /// The first error `first` returns.
 pub fn minimize<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, first: &mut super::FirstPassingThen<T, E>) -> Result<Vec<T>, E> {
     let size = items.len().div_ceil(2).max(1);
-    super::windows(State { c: items, size, start: 0, removed: false, empty_due: may_empty, floor: 1 }, lookahead, first)
+    super::windows(State { c: items, size, start: 0, tried: 0, gone: 0, empty_due: may_empty, floor: 1, deep: false }, lookahead, first)
 }
 
 /// [`minimize`] stopped after `levels` chunk sizes (halves, quarters, …, `n / 2^levels`):
@@ -46,26 +46,43 @@ pub fn minimize<T: Clone, E>(items: Vec<T>, may_empty: bool, lookahead: usize, f
 /// whatever the number of needed items. The result is not 1-minimal (with `levels` at
 /// least `log2 n` it is [`minimize`]'s).
 ///
+/// With `deep`, the chunks go on halving past `levels` (down to single items, without
+/// ddmin's repeated last pass) while at least half of a level's removals passed: with few
+/// items needed among many, each level then costs about `2·k` tests for `k` needed items
+/// and takes half of what is left; once most chunks hold a needed item, it stops as
+/// without `deep`.
+///
 /// # Errors
 /// The first error `first` returns.
-pub fn coarse<T: Clone, E>(items: Vec<T>, may_empty: bool, levels: u32, lookahead: usize, first: &mut super::FirstPassingThen<T, E>) -> Result<Vec<T>, E> {
+pub fn coarse<T: Clone, E>(
+    items: Vec<T>,
+    may_empty: bool,
+    levels: u32,
+    deep: bool,
+    lookahead: usize,
+    first: &mut super::FirstPassingThen<T, E>,
+) -> Result<Vec<T>, E> {
     let n = items.len();
     let size = n.div_ceil(2).max(1);
     let floor = n.div_ceil(1usize.checked_shl(levels).unwrap_or(usize::MAX)).max(1);
-    super::windows(State { c: items, size, start: 0, removed: false, empty_due: may_empty, floor }, lookahead, first)
+    super::windows(State { c: items, size, start: 0, tried: 0, gone: 0, empty_due: may_empty, floor, deep }, lookahead, first)
 }
 
 /// Where ddmin stands: the current list, its level's chunk size, where the next removal
-/// starts, whether this level removed anything, and whether the empty list is still to try.
+/// starts, how many removals this level tried and how many passed, and whether the empty
+/// list is still to try.
 #[derive(Clone)]
 struct State<T> {
     c: Vec<T>,
     size: usize,
     start: usize,
-    removed: bool,
+    tried: usize,
+    gone: usize,
     empty_due: bool,
     /// The last chunk size (1: to a 1-minimal result).
     floor: usize,
+    /// Past `floor` while at least half of a level's removals pass ([`coarse`]).
+    deep: bool,
 }
 
 impl<T: Clone> super::Path for State<T> {
@@ -78,7 +95,7 @@ impl<T: Clone> super::Path for State<T> {
     fn advance(&mut self) -> Option<(Vec<T>, State<T>)> {
         if std::mem::take(&mut self.empty_due) {
             // Nothing is left to try after the empty list.
-            return Some((Vec::new(), State { c: Vec::new(), size: 1, start: 0, removed: true, empty_due: false, floor: self.floor }));
+            return Some((Vec::new(), State { c: Vec::new(), size: 1, start: 0, tried: 1, gone: 1, empty_due: false, floor: self.floor, deep: false }));
         }
         loop {
             let n = self.c.len();
@@ -90,22 +107,25 @@ impl<T: Clone> super::Path for State<T> {
             if s < n && end - s < n {
                 let cand: Vec<T> = self.c[..s].iter().chain(&self.c[end..]).cloned().collect();
                 self.start = end;
+                self.tried += 1;
                 // No restart: after a removal the same chunk size goes on from where it was.
-                let then = State { c: cand.clone(), size: self.size, start: s, removed: true, empty_due: false, floor: self.floor };
+                let then = State { c: cand.clone(), start: s, gone: self.gone + 1, ..*self };
                 return Some((cand, then));
             }
             // The level is over: halve the chunks, or end once size 1 removed nothing.
+            let most_went = self.deep && self.gone * 2 >= self.tried.max(1);
             if self.size == 1 {
-                if !self.removed {
+                if self.gone == 0 || self.floor > 1 {
                     return None;
                 }
-            } else if self.size <= self.floor {
+            } else if self.size <= self.floor && !most_went {
                 return None;
             } else {
                 self.size = self.size.div_ceil(2).min(n.div_ceil(2)).max(1);
             }
             self.start = 0;
-            self.removed = false;
+            self.tried = 0;
+            self.gone = 0;
         }
     }
 }
@@ -231,7 +251,7 @@ mod more_tests {
                 Ok(pred(&c[0]).then_some(0))
             };
             let out = match levels {
-                Some(l) => coarse((0..1000u32).collect(), true, l, 1, &mut first),
+                Some(l) => coarse((0..1000u32).collect(), true, l, false, 1, &mut first),
                 None => minimize((0..1000u32).collect(), true, 1, &mut first),
             }
             .unwrap();
@@ -246,6 +266,31 @@ mod more_tests {
         assert!(full_tests > 10 * coarse_tests, "{full_tests} against {coarse_tests}");
         // With levels enough to reach single items, it is ddmin.
         assert_eq!(count(Some(10)), (full_len, full_tests));
+    }
+
+    #[test]
+    fn deep_coarse_goes_on_while_most_chunks_go_and_stops_where_most_are_needed() {
+        let run = |needed: &dyn Fn(u32) -> bool, deep: bool| {
+            let mut tests = 0;
+            let mut first = |c: &[Vec<u32>], _: &dyn Fn(usize) -> Vec<Vec<u32>>| -> Result<Option<usize>, Infallible> {
+                tests += 1;
+                Ok((0..1000).filter(|&x| needed(x)).all(|x| c[0].contains(&x)).then_some(0))
+            };
+            let out = coarse((0..1000u32).collect(), true, 4, deep, 1, &mut first).unwrap();
+            (out, tests)
+        };
+        // Three needed among a thousand: down to the three, a few tests per level.
+        let three = |x: u32| [17, 500, 901].contains(&x);
+        let (shallow, _) = run(&three, false);
+        let (deep, tests) = run(&three, true);
+        assert!(shallow.len() > 100, "{}", shallow.len());
+        assert_eq!(deep, [17, 500, 901]);
+        assert!(tests <= 1 + 30 + 6 * 3 * 2, "{tests} tests");
+        // Every tenth needed: after the fourth level most chunks hold one; it stops there.
+        let tenth = |x: u32| x % 10 == 0;
+        let (shallow, shallow_tests) = run(&tenth, false);
+        let (deep, deep_tests) = run(&tenth, true);
+        assert_eq!((deep.len(), deep_tests), (shallow.len(), shallow_tests));
     }
 
     #[test]

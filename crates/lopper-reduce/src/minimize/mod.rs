@@ -116,6 +116,8 @@ impl ListMinimizer for Ddmin {
 pub struct CoarseDdmin {
     /// Chunk sizes tried: halves, quarters, … down to `n / 2^levels`.
     pub levels: u32,
+    /// Past `levels` while at least half of a level's removals pass ([`ddmin::coarse`]).
+    pub deep: bool,
 }
 
 impl ListMinimizer for CoarseDdmin {
@@ -124,7 +126,7 @@ impl ListMinimizer for CoarseDdmin {
     }
 
     fn minimize(&self, list: ListRequest<'_>, first: &mut FirstInteresting) -> Result<Vec<usize>, OracleError> {
-        ddmin::coarse((0..list.weights.len()).collect(), list.may_empty, self.levels, list.lookahead, first)
+        ddmin::coarse((0..list.weights.len()).collect(), list.may_empty, self.levels, self.deep, list.lookahead, first)
     }
 }
 
