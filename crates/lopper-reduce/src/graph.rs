@@ -32,6 +32,9 @@ pub struct Names<'t> {
     pub(crate) names: HashMap<&'t str, (u32, usize)>,
     /// Per token position: whether that token is a live identifier.
     pub(crate) identifier: Vec<bool>,
+    /// Per name: the token positions (ascending) where a declaration at namespace scope
+    /// declares it ([`declares`]); a name without any is declared by its first occurrence.
+    decls: HashMap<&'t str, Vec<usize>>,
 }
 
 impl<'t> Names<'t> {
@@ -103,7 +106,23 @@ impl<'t> Names<'t> {
             identifier[pos] = true;
             names.entry(tree.token_text(id)).or_insert((0, pos)).0 += 1;
         }
-        Names { tree, names, identifier }
+        let mut decls: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (pos, &id) in tree.token_ids().iter().enumerate() {
+            if identifier[pos] && declares(tree, g, id, pos) {
+                decls.entry(tree.token_text(id)).or_default().push(pos);
+            }
+        }
+        Names { tree, names, identifier, decls }
+    }
+
+    /// Where `name` is declared: the token positions of its declarations at namespace
+    /// scope (several for a forward declaration and a definition, overloads, a name in two
+    /// namespaces), else its first occurrence's.
+    pub(crate) fn declarations<'a>(&'a self, name: &'a str, first: &'a usize) -> &'a [usize] {
+        match self.decls.get(name) {
+            Some(d) => d,
+            None => std::slice::from_ref(first),
+        }
     }
 
     /// The first name element `e` declares (holds the first occurrence of), if any: what
@@ -249,19 +268,28 @@ impl Units {
             if !names.is_identifier(pos) || !live[id.0 as usize] {
                 continue;
             }
-            let first = names.first(tree.token_text(id));
-            let d = owner[first];
-            if d == usize::MAX {
+            let name = tree.token_text(id);
+            let first = names.first(name);
+            let targets = names.declarations(name, &first);
+            let u = owner[pos];
+            // A declaration is no use; a use needs every declaration of its name.
+            if targets.binary_search(&pos).is_ok() {
+                if u != usize::MAX {
+                    declares[u] = true;
+                }
                 continue;
             }
-            let u = owner[pos];
-            if pos == first {
-                declares[d] = true;
-            } else if u == usize::MAX {
-                outside[d] = true;
-            } else if u != d {
-                edges[u].push(d);
-                named[d] = true;
+            for &t in targets {
+                let d = owner[t];
+                if d == usize::MAX {
+                    continue;
+                }
+                if u == usize::MAX {
+                    outside[d] = true;
+                } else if u != d {
+                    edges[u].push(d);
+                    named[d] = true;
+                }
             }
         }
         let stays: Vec<bool> = (0..n).map(|i| !declares[i] || outside[i] || keep(items[i])).collect();
@@ -347,6 +375,64 @@ impl Closure for Units {
     fn takes_users(&self) -> bool {
         false
     }
+}
+
+/// The grammar rules (C, C++) whose name token declares a name where the rule stands at
+/// namespace scope.
+const DECLARING: [&str; 20] = [
+    "function_declarator",
+    "init_declarator",
+    "declaration",
+    "pointer_declarator",
+    "reference_declarator",
+    "array_declarator",
+    "parenthesized_declarator",
+    "attributed_declarator",
+    "type_definition",
+    "pointer_type_declarator",
+    "array_type_declarator",
+    "function_type_declarator",
+    "alias_declaration",
+    "namespace_definition",
+    "concept_definition",
+    "enumerator",
+    "struct_specifier",
+    "class_specifier",
+    "union_specifier",
+    "enum_specifier",
+];
+
+/// Class bodies: their declarations are not at namespace scope (nor are those in
+/// [`BODIES`] and [`PARAMETERS`]).
+const INNER_SCOPES: [&str; 1] = ["field_declaration_list"];
+
+/// Whether identifier `id` at token position `pos` declares its name at namespace scope:
+/// the name of a function, variable, type, namespace or enumerator declared outside every
+/// class body, function body and parameter list (C, C++; nothing in other grammars). A
+/// class's name declares it only in a definition or a forward declaration (`struct S;`),
+/// not in `struct S x;`; an initialized declarator's or enumerator's first name only; a
+/// declarator's name where a declarator's punctuation follows it.
+fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> bool {
+    // The nearest ancestor of a rule of the grammar, past the normalizer's own symbols.
+    let rule = |n: NodeId| tree.node(n).symbol.map(|s| g.symbol(s).name.as_str()).filter(|s| !s.starts_with('_') && !s.contains("__") && !s.ends_with(['*', '+', '?']));
+    let mut ancestors = tree.ancestors(id);
+    let Some((a, name)) = ancestors.by_ref().find_map(|a| rule(a).map(|r| (a, r))) else { return false };
+    if !DECLARING.contains(&name) {
+        return false;
+    }
+    let range = tree.subtree_token_range(a);
+    let ids = tree.token_ids();
+    let declares = match name {
+        "struct_specifier" | "class_specifier" | "union_specifier" | "enum_specifier" => {
+            ids[range.clone()].iter().any(|&t| tree.token_text(t) == "{") || ids.get(range.end).is_some_and(|&t| tree.token_text(t) == ";")
+        }
+        // `x = y`, `A = B`: the first name.
+        "init_declarator" | "enumerator" => ids[range.start..pos].iter().all(|&t| tree.node(t).symbol != tree.node(id).symbol),
+        // A declarator's name comes before its `;`, `,`, `=`, `[`, `(` …; a type before its
+        // declarator (`typedef T0 T1;`, `T x;`), an array's size before `]`.
+        _ => ids.get(pos + 1).is_some_and(|&t| matches!(tree.token_text(t), ";" | "," | "=" | "[" | "(" | ")" | "{" | ":" | "[[" | "__attribute__" | "__asm__" | "noexcept")),
+    };
+    declares && !tree.ancestors(a).any(|s| is(tree, g, s, &INNER_SCOPES) || is(tree, g, s, &BODIES) || is(tree, g, s, &PARAMETERS))
 }
 
 /// Marks in `reached` every node reachable from `from` along `edges`.

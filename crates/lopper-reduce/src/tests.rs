@@ -407,13 +407,19 @@ fn functions_whose_parameters_share_a_name_do_not_name_each_other() {
 
 #[test]
 fn what_a_kept_or_undeclaring_element_names_stays() {
-    // Names go by first occurrence, so `b`'s definition declares nothing (its forward
-    // declaration does): it stays, with `a` and the declaration it names. `g`, named by
-    // the kept `main`, stays; `h`, named by `g` and by the root `lone`, is no head; `lone`
-    // goes alone.
+    // `b` has two declarations, the forward one and the definition: a use of `b` needs
+    // both, and the definition, which only `a` names, goes with `a`; the forward
+    // declaration names nothing and stays. `g`, named by the kept `main`, stays; `h`, named
+    // by `g` and by the root `lone`, is no head; `lone` goes alone.
     let src = "int b(int);\nint a(int n) { return b(n); }\nint b(int n) { return a(n); }\nint h(void) { return 1; }\nint g(void) { return h(); }\nint main(void) { return g(); }\nint lone(void) { return h(); }\n";
     let units = units_of(src, &["main"]);
-    assert_eq!(units, [("int lone ( void ) { return h ( ) ; }".to_string(), vec![])]);
+    assert_eq!(
+        units,
+        [
+            ("int a ( int n ) { return b ( n ) ; }".to_string(), vec!["int b ( int n ) { return a ( n ) ; }".to_string()]),
+            ("int lone ( void ) { return h ( ) ; }".to_string(), vec![])
+        ]
+    );
 }
 
 #[test]
