@@ -414,7 +414,9 @@ const INNER_SCOPES: [&str; 1] = ["field_declaration_list"];
 /// declarator's name where a declarator's punctuation follows it.
 fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> bool {
     // The nearest ancestor of a rule of the grammar, past the normalizer's own symbols.
-    let rule = |n: NodeId| tree.node(n).symbol.map(|s| g.symbol(s).name.as_str()).filter(|s| !s.starts_with('_') && !s.contains("__") && !s.ends_with(['*', '+', '?']));
+    let rule = |n: NodeId| {
+        tree.node(n).symbol.map(|s| g.symbol(s).name.as_str()).filter(|s| !s.starts_with('_') && !s.contains("__") && !s.ends_with(['*', '+', '?']))
+    };
     let mut ancestors = tree.ancestors(id);
     let Some((a, name)) = ancestors.by_ref().find_map(|a| rule(a).map(|r| (a, r))) else { return false };
     if !DECLARING.contains(&name) {
@@ -430,7 +432,9 @@ fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> bool {
         "init_declarator" | "enumerator" => ids[range.start..pos].iter().all(|&t| tree.node(t).symbol != tree.node(id).symbol),
         // A declarator's name comes before its `;`, `,`, `=`, `[`, `(` …; a type before its
         // declarator (`typedef T0 T1;`, `T x;`), an array's size before `]`.
-        _ => ids.get(pos + 1).is_some_and(|&t| matches!(tree.token_text(t), ";" | "," | "=" | "[" | "(" | ")" | "{" | ":" | "[[" | "__attribute__" | "__asm__" | "noexcept")),
+        _ => ids
+            .get(pos + 1)
+            .is_some_and(|&t| matches!(tree.token_text(t), ";" | "," | "=" | "[" | "(" | ")" | "{" | ":" | "[[" | "__attribute__" | "__asm__" | "noexcept")),
     };
     declares && !tree.ancestors(a).any(|s| is(tree, g, s, &INNER_SCOPES) || is(tree, g, s, &BODIES) || is(tree, g, s, &PARAMETERS))
 }
