@@ -402,6 +402,41 @@ fn a_translation_unit_with_a_syntax_error_stays_a_list() {
 }
 
 #[test]
+fn a_namespace_tree_sitter_cannot_read_stays_one_element_with_its_declarations_inside() {
+    // libstdc++'s `namespace std __attribute__ ((…)) {`: tree-sitter-cpp reads the head
+    // and `{` as an ERROR, the declarations as the translation unit's own, and the `}` as
+    // another ERROR, here glued to the next namespace's head. Each namespace must be one
+    // element (deleting its head or its `}` alone unbalances the braces) whose
+    // declarations are a list of their own.
+    let mut src = String::from("int before;\n");
+    for ns in ["std", "__gnu_cxx"] {
+        src.push_str(&format!("namespace {ns} __attribute__ ((__visibility__ (\"default\")))\n{{\n"));
+        for i in 0..12 {
+            src.push_str(&format!("  void __throw_{ns}_{i}(const char*) __attribute__((__noreturn__));\n"));
+        }
+        src.push_str("}\n");
+    }
+    src.push_str("int after;\n");
+    let (f, p) = parse(Language::Cpp, &src);
+    let t = &p.tree;
+    let text = |n: NodeId| t.subtree_token_ids(n).iter().map(|&id| t.token_text(id)).collect::<Vec<_>>().join(" ");
+    let root = t.node(t.root());
+    let elements: Vec<String> = root.children.iter().map(|&c| text(c)).collect();
+    assert_eq!(elements.len(), 4, "{}", t.dump(f.grammar()));
+    for (e, ns) in elements[1..3].iter().zip(["std", "__gnu_cxx"]) {
+        assert!(e.starts_with(&format!("namespace {ns} __attribute__")) && e.ends_with('}'), "{e}");
+        assert_eq!(e.matches("__noreturn__").count(), 12, "{e}");
+    }
+    // Deleting one namespace leaves the other whole; one of its declarations can go alone.
+    let std = root.children[1];
+    let out = render(t, &EditSet::default().with(std, Edit::Delete));
+    assert_eq!(out.matches('{').count(), out.matches('}').count(), "{out}");
+    let inner = lists(t).into_iter().find(|&l| t.ancestors(l).any(|a| a == std) && t.node(l).children.len() == 12).expect("the namespace's list");
+    let out = render(t, &EditSet::default().with(t.node(inner).children[0], Edit::Delete));
+    assert!(!out.contains("__throw_std_0(") && out.contains("__throw_std_1("), "{out}");
+}
+
+#[test]
 fn a_syntax_error_on_a_very_long_line_names_the_position_without_quoting_the_line() {
     // JSON on one line, nested past pest's recursion limit: pest would quote all of it.
     let f = Frontend::from_pest("json", include_str!("../grammars/json.pest")).unwrap();

@@ -53,8 +53,8 @@ const FUNCTIONS: [&str; 7] = [
 
 /// The coarse ddmin's chunk sizes: halves down to 1/64 of the functions, then smaller
 /// while most chunks go (few functions are needed as definitions once the misparsed ones
-/// are left alone: on the 920k-token unity TU, ???); Perses and the unused search take the
-/// rest.
+/// are left alone: on the 920k-token unity TU, 66 tests to 511k tokens where stopping at
+/// 1/64 took 58 tests to 540k); Perses and the unused search take the rest.
 const LEVELS: u32 = 6;
 
 /// Programs under this many tokens are left to Perses: the search costs at least one test.

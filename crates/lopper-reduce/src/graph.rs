@@ -18,7 +18,7 @@
 //! Dominators by Cooper, Harvey and Kennedy, *A Simple, Fast Dominance Algorithm* (2001).
 
 use crate::engine::Closure;
-use crate::symbols::{is, BODIES, DECLARED_NAME, LOCAL_DECLARATORS, PARAMETERS};
+use crate::symbols::{is, is_body, DECLARED_NAME, LOCAL_DECLARATORS, PARAMETERS};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
@@ -72,7 +72,7 @@ impl<'t> Names<'t> {
         // names the first.
         for b in (0..tree.len() as u32).map(NodeId) {
             let node = tree.node(b);
-            if !live[b.0 as usize] || node.kind == NodeKind::Token || !is(tree, g, b, &BODIES) {
+            if !live[b.0 as usize] || node.kind == NodeKind::Token || !is_body(tree, g, b) {
                 continue;
             }
             let Some(function) = node.parent else { continue };
@@ -403,7 +403,7 @@ const DECLARING: [&str; 20] = [
 ];
 
 /// Class bodies: their declarations are not at namespace scope (nor are those in
-/// [`BODIES`] and [`PARAMETERS`]).
+/// [`crate::symbols::BODIES`] and [`PARAMETERS`]).
 const INNER_SCOPES: [&str; 1] = ["field_declaration_list"];
 
 /// Whether identifier `id` at token position `pos` declares its name at namespace scope:
@@ -436,7 +436,7 @@ fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> bool {
             .get(pos + 1)
             .is_some_and(|&t| matches!(tree.token_text(t), ";" | "," | "=" | "[" | "(" | ")" | "{" | ":" | "[[" | "__attribute__" | "__asm__" | "noexcept")),
     };
-    declares && !tree.ancestors(a).any(|s| is(tree, g, s, &INNER_SCOPES) || is(tree, g, s, &BODIES) || is(tree, g, s, &PARAMETERS))
+    declares && !tree.ancestors(a).any(|s| is(tree, g, s, &INNER_SCOPES) || is_body(tree, g, s) || is(tree, g, s, &PARAMETERS))
 }
 
 /// Marks in `reached` every node reachable from `from` along `edges`.

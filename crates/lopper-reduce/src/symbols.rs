@@ -2,16 +2,23 @@
 //! names and scopes recognize, in one leaf module that imports nothing of the crate.
 
 use lopper_grammar::PnfGrammar;
-use lopper_tree::{NodeId, Tree};
+use lopper_tree::{NodeId, NodeKind, Tree};
 
 /// Whether node `n` of `tree` is one of `symbols` (a token's symbol too).
 pub(crate) fn is(tree: &Tree, g: &PnfGrammar, n: NodeId, symbols: &[&str]) -> bool {
     tree.node(n).symbol.is_some_and(|s| symbols.contains(&g.symbol(s).name.as_str()))
 }
 
-/// Whether `n` lies inside a function body ([`BODIES`]): a local scope.
+/// Whether `n` lies inside a function body ([`is_body`]): a local scope.
 pub(crate) fn in_body(tree: &Tree, g: &PnfGrammar, n: NodeId) -> bool {
-    tree.ancestors(n).any(|a| is(tree, g, a, &BODIES))
+    tree.ancestors(n).any(|a| is_body(tree, g, a))
+}
+
+/// Whether `n` is a function body or block ([`BODIES`]), not the body of a construct the
+/// parser could not read, which it glues to that construct's head in one opaque node
+/// (`namespace std __attribute__ ((…)) {…}`: a namespace scope).
+pub(crate) fn is_body(tree: &Tree, g: &PnfGrammar, n: NodeId) -> bool {
+    is(tree, g, n, &BODIES) && !tree.node(n).parent.is_some_and(|p| tree.node(p).kind == NodeKind::Opaque)
 }
 
 /// The grammar symbols of a function body: a scope of its own.

@@ -220,20 +220,124 @@ impl<'a> Conv<'a> {
                 _ => None,
             });
             let mut children = Vec::new();
+            // An ERROR right before a `{…}` block is glued to it as one opaque element: the
+            // head of a construct tree-sitter could not read, with its body (libstdc++'s
+            // `namespace std __attribute__ ((__visibility__ ("default"))) {…}`), so that a
+            // deletion never leaves the body as a stray block or the head without it.
+            let mut head: Option<NodeId> = None;
             for (i, mut m) in matchers.into_iter().enumerate() {
                 let plans = if m.items.is_empty() { Vec::new() } else { m.plan_elements(x, 0, m.items.len() as u32).unwrap_or_default() };
                 self.spare.push(m.t.reset());
-                children.extend(self.execute_elements(x, &plans, runs[i]));
+                let mut elements = self.execute_elements(x, &plans, runs[i]).into_iter();
+                if let Some(e) = head.take() {
+                    match elements.next() {
+                        Some(body) => children.push(self.b.node(NodeKind::Opaque, None, Some(x), vec![e, body])),
+                        None => children.push(e),
+                    }
+                }
+                children.extend(elements);
                 if i + 1 < runs.len() {
-                    if let Some(e) = errors.next().and_then(|e| self.convert(e, Some(x), None)) {
-                        self.b.set_slot(e, Some(x));
-                        children.push(e);
+                    let Some(error) = errors.next() else { continue };
+                    for e in self.error_parts(error, x) {
+                        if self.net_braces(e) == 0 && matches!(runs[i + 1].first(), Some(Item::Child(c)) if c.kind() == "compound_statement") {
+                            head = Some(e);
+                        } else {
+                            children.push(e);
+                        }
                     }
                 }
             }
+            // A matched element may open a block too, where tree-sitter recovered with a
+            // MISSING `}` (`extern "C++" {` whose `}` is an ERROR further on).
+            let braces: Vec<i32> = children.iter().map(|&c| self.net_braces(c)).collect();
+            let children = self.bracket_groups(sym, x, children, &braces);
             return Some(self.b.node(NodeKind::Star, Some(sym), slot, children));
         }
         None
+    }
+
+    /// An ERROR child of a list as the list's opaque elements: one, or two where it closes
+    /// one block and opens the next (`} namespace std __attribute__ ((…)) {`: its leading
+    /// `}` apart).
+    fn error_parts(&mut self, error: tree_sitter::Node<'_>, x: SymbolId) -> Vec<NodeId> {
+        let first = error.child(0);
+        let closes = first.filter(|c| c.child_count() == 0 && c.kind() == "}" && error.child_count() > 1);
+        let mut parts = Vec::new();
+        if let Some(c) = closes {
+            self.stats.syntax_errors += 1;
+            parts.push(self.b.token(None, Some(x), c.start_byte()..c.end_byte()));
+            let items: Vec<Item> = self.items(error).into_iter().skip_while(|it| !matches!(it, Item::Child(k) if *k == c)).skip(1).collect();
+            let children: Vec<NodeId> = items
+                .iter()
+                .filter_map(|it| match *it {
+                    Item::Child(k) => self.convert(k, None, None),
+                    Item::Gap(s, e) => Some(self.b.token(None, None, s..e)),
+                })
+                .collect();
+            if !children.is_empty() {
+                parts.push(self.b.node(NodeKind::Opaque, None, Some(x), children));
+            }
+        } else if let Some(e) = self.convert(error, Some(x), None) {
+            self.b.set_slot(e, Some(x));
+            parts.push(e);
+        }
+        parts
+    }
+
+    /// `{` tokens less `}` tokens in built node `n`'s subtree.
+    fn net_braces(&self, n: NodeId) -> i32 {
+        let mut net = 0;
+        let mut stack = vec![n];
+        while let Some(m) = stack.pop() {
+            let node = self.b.get(m);
+            if let Some(r) = &node.text {
+                net += match &self.src[r.start as usize..r.end as usize] {
+                    "{" => 1,
+                    "}" => -1,
+                    _ => 0,
+                };
+            }
+            stack.extend(node.children.iter());
+        }
+        net
+    }
+
+    /// `children` (a list's elements, `braces` each one's net braces) with every element
+    /// that opens one block (`namespace std __attribute__ ((…)) {`, an ERROR) grouped with
+    /// the elements up to the one that closes it (`}`): one opaque element holding the
+    /// opener, the elements between as a list of symbol `sym`, and the closer. Deleting the
+    /// opener or the closer alone leaves braces that do not balance, which tree-sitter
+    /// accepts and a compiler rejects; deleting the group deletes the block.
+    fn bracket_groups(&mut self, sym: SymbolId, x: SymbolId, children: Vec<NodeId>, braces: &[i32]) -> Vec<NodeId> {
+        if !braces.iter().any(|&b| b != 0) {
+            return children;
+        }
+        // Per open group: the index in `out` of its opener.
+        let mut out: Vec<NodeId> = Vec::with_capacity(children.len());
+        let mut open: Vec<usize> = Vec::new();
+        for (&c, &b) in children.iter().zip(braces) {
+            match b {
+                0 => out.push(c),
+                1 => {
+                    open.push(out.len());
+                    out.push(c);
+                }
+                -1 if !open.is_empty() => {
+                    let at = open.pop().expect("an open group");
+                    let inside: Vec<NodeId> = out.drain(at + 1..).collect();
+                    let opener = out.pop().expect("the opener");
+                    let list = self.b.node(NodeKind::Star, Some(sym), None, inside);
+                    out.push(self.b.node(NodeKind::Opaque, None, Some(x), vec![opener, list, c]));
+                }
+                // An element that opens or closes more than one block, or a closer without
+                // its opener: an element as it is, which ends the groups still open.
+                _ => {
+                    open.clear();
+                    out.push(c);
+                }
+            }
+        }
+        out
     }
 
     fn items<'t>(&mut self, n: tree_sitter::Node<'t>) -> Vec<Item<'t>> {

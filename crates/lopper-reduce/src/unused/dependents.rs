@@ -3,7 +3,7 @@
 //! outside it, across the program.
 
 use crate::graph::Names;
-use crate::symbols::{BODIES, DECLARED_NAME, PARAMETERS};
+use crate::symbols::{DECLARED_NAME, PARAMETERS};
 use foldhash::{HashMap, HashMapExt};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
@@ -136,7 +136,7 @@ struct Scopes<'a> {
 
 impl Scopes<'_> {
     fn opens(&self, n: NodeId) -> bool {
-        self.is(n, &BODIES) || self.is(n, &PARAMETERS)
+        crate::symbols::is_body(self.tree, self.g, n) || self.is(n, &PARAMETERS)
     }
 
     fn is(&self, n: NodeId, symbols: &[&str]) -> bool {
@@ -329,7 +329,7 @@ impl<'a, 't> Across<'a, 't> {
         let any_in =
             |r: Range<usize>, f: &dyn Fn(usize) -> bool| uses[uses.partition_point(|&q| q < r.start)..].iter().take_while(|&&q| q < r.end).any(|&q| f(q));
         parameter(p)
-            || t.ancestors(t.token_ids()[p]).filter(|&a| self.scopes.is(a, &BODIES)).any(|body| {
+            || t.ancestors(t.token_ids()[p]).filter(|&a| crate::symbols::is_body(t, self.scopes.g, a)).any(|body| {
                 let span = t.subtree_token_range(body);
                 let head = t.node(body).parent.map_or(0..0, |f| t.subtree_token_range(f).start..span.start);
                 any_in(head, &parameter) || any_in(span, &|q| q != p && self.declaration(q))
