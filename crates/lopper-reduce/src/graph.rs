@@ -35,6 +35,9 @@ pub struct Names<'t> {
     /// Per name: the token positions (ascending) where a declaration at namespace scope
     /// declares it ([`declares`]); a name without any is declared by its first occurrence.
     decls: HashMap<&'t str, Vec<usize>>,
+    /// Per member's name (no declaration at namespace scope, first seen in a class body):
+    /// that class body.
+    members: HashMap<&'t str, NodeId>,
 }
 
 impl<'t> Names<'t> {
@@ -112,16 +115,32 @@ impl<'t> Names<'t> {
                 decls.entry(tree.token_text(id)).or_default().push(pos);
             }
         }
-        Names { tree, names, identifier, decls }
+        // A name first seen in a class body, with no declaration at namespace scope, is a
+        // member's: a use reaches it through its class, which the use names otherwise.
+        let ids = tree.token_ids();
+        let mut members = HashMap::new();
+        for (&name, &(_, first)) in &names {
+            if !decls.contains_key(name) {
+                if let Some(body) = tree.ancestors(ids[first]).find(|&a| is(tree, g, a, &INNER_SCOPES)) {
+                    members.insert(name, body);
+                }
+            }
+        }
+        Names { tree, names, identifier, decls, members }
     }
 
-    /// Where `name` is declared: the token positions of its declarations at namespace
-    /// scope (several for a forward declaration and a definition, overloads, a name in two
-    /// namespaces), else its first occurrence's.
-    pub(crate) fn declarations<'a>(&'a self, name: &'a str, first: &'a usize) -> &'a [usize] {
-        match self.decls.get(name) {
-            Some(d) => d,
-            None => std::slice::from_ref(first),
+    /// Where `name` is declared, for a use in `list`: the token positions of its
+    /// declarations at namespace scope (several for a forward declaration and a
+    /// definition, overloads, a name in two namespaces); none for a member's name (first
+    /// seen in a class body) where `list` is outside that body; else its first
+    /// occurrence's.
+    pub(crate) fn declarations<'a>(&'a self, name: &'a str, first: &'a usize, list: Option<NodeId>) -> &'a [usize] {
+        if let Some(d) = self.decls.get(name) {
+            return d;
+        }
+        match (self.members.get(name), list) {
+            (Some(&body), Some(l)) if body != l && !self.tree.ancestors(l).any(|a| a == body) => &[],
+            _ => std::slice::from_ref(first),
         }
     }
 
@@ -255,6 +274,7 @@ impl Units {
         let n = items.len();
         let source = n;
         let ids = tree.token_ids();
+        let list = items.first().and_then(|&e| tree.node(e).parent);
         // Per token position: the element (index) holding it.
         let mut owner = vec![usize::MAX; ids.len()];
         for (i, &e) in items.iter().enumerate() {
@@ -270,7 +290,7 @@ impl Units {
             }
             let name = tree.token_text(id);
             let first = names.first(name);
-            let targets = names.declarations(name, &first);
+            let targets = names.declarations(name, &first, list);
             let u = owner[pos];
             // A declaration is no use; a use needs every declaration of its name.
             if targets.binary_search(&pos).is_ok() {

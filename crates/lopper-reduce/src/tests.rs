@@ -406,6 +406,15 @@ fn functions_whose_parameters_share_a_name_do_not_name_each_other() {
 }
 
 #[test]
+fn a_member_s_name_does_not_tie_a_use_to_another_class_with_that_member() {
+    // `v->clear` reaches `clear` through `struct vec`, which `f` names; `struct big`, the
+    // first to declare a member `clear`, is named by nothing and goes.
+    let src = "struct big { int clear; int more; };\nstruct vec { int clear; };\nint f(struct vec *v) { return v->clear; }\nint main(void) { struct vec v = { 1 }; return f(&v); }\n";
+    let units = units_of(src, &["main"]);
+    assert_eq!(units, [("struct big { int clear ; int more ; } ;".to_string(), vec![])]);
+}
+
+#[test]
 fn what_a_kept_or_undeclaring_element_names_stays() {
     // `b` has two declarations, the forward one and the definition: a use of `b` needs
     // both, and the definition, which only `a` names, goes with `a`; the forward
