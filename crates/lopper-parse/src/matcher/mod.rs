@@ -130,13 +130,7 @@ impl<'a> Conv<'a> {
             }
             self.stats.opaque += named as usize;
         }
-        let children: Vec<NodeId> = items
-            .iter()
-            .filter_map(|it| match *it {
-                Item::Child(c) => self.convert(c, None, None),
-                Item::Gap(s, e) => Some(self.b.token(None, None, s..e)),
-            })
-            .collect();
+        let children = self.convert_items(&items);
         Some(self.b.node(NodeKind::Opaque, candidates.first().copied(), slot, children))
     }
 
@@ -256,6 +250,18 @@ impl<'a> Conv<'a> {
         None
     }
 
+    /// `items` as an opaque node's children: each child converted on its own, each gap a
+    /// token.
+    fn convert_items(&mut self, items: &[Item]) -> Vec<NodeId> {
+        items
+            .iter()
+            .filter_map(|it| match *it {
+                Item::Child(c) => self.convert(c, None, None),
+                Item::Gap(s, e) => Some(self.b.token(None, None, s..e)),
+            })
+            .collect()
+    }
+
     /// An ERROR child of a list as the list's opaque elements: one, or two where it closes
     /// one block and opens the next (`} namespace std __attribute__ ((…)) {`: its leading
     /// `}` apart).
@@ -267,13 +273,7 @@ impl<'a> Conv<'a> {
             self.stats.syntax_errors += 1;
             parts.push(self.b.token(None, Some(x), c.start_byte()..c.end_byte()));
             let items: Vec<Item> = self.items(error).into_iter().skip_while(|it| !matches!(it, Item::Child(k) if *k == c)).skip(1).collect();
-            let children: Vec<NodeId> = items
-                .iter()
-                .filter_map(|it| match *it {
-                    Item::Child(k) => self.convert(k, None, None),
-                    Item::Gap(s, e) => Some(self.b.token(None, None, s..e)),
-                })
-                .collect();
+            let children = self.convert_items(&items);
             if !children.is_empty() {
                 parts.push(self.b.node(NodeKind::Opaque, None, Some(x), children));
             }
