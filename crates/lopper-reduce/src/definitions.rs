@@ -190,7 +190,7 @@ fn place<'g>(t: &Tree, f: NodeId, lang: Lang, name: &dyn Fn(NodeId) -> Option<&'
     // S<R (C::*)() const> : B {…}`, `namespace std __attribute__((…)) {…}`): a function
     // has a declarator (a conversion operator's is abstract), and no base clause or
     // `namespace` before its body.
-    let declarator = declarator(t, f, body, name);
+    let declarator = outside_body(t, f, body, name, &["function_declarator", "function_field_declarator"]);
     if declarator.is_none() && name(f) != Some("operator_cast_definition")
         || head.contains(&"namespace")
         || matches!(head.first(), Some(&("struct" | "class" | "union"))) && head.contains(&":")
@@ -214,7 +214,7 @@ fn place<'g>(t: &Tree, f: NodeId, lang: Lang, name: &dyn Fn(NodeId) -> Option<&'
     edits.push((open, Edit::Text(";".into())));
     edits.push((close, Edit::Delete));
     let mut saves = body_tokens - 1;
-    if let Some(init) = initializers(t, f, body, name) {
+    if let Some(init) = outside_body(t, f, body, name, &["field_initializer_list"]) {
         edits.push((init, Edit::Delete));
         saves += t.node(init).tokens as usize;
     }
@@ -236,12 +236,14 @@ fn kept_body(inside: &[NodeId], open: NodeId, body_tokens: usize, filler: Option
     Some(Place { edits, saves: body_tokens - 6, constant })
 }
 
-/// The first function declarator of function `f` outside its `body` (a member's is a
-/// `function_field_declarator` in the grammar, aliased in the tree-sitter CST).
-fn declarator<'g>(t: &Tree, f: NodeId, body: NodeId, name: &dyn Fn(NodeId) -> Option<&'g str>) -> Option<NodeId> {
+/// The first node of function `f` outside its `body`, in source order, whose grammar symbol
+/// is one of `symbols`: its function declarator (a member's is a
+/// `function_field_declarator` in the grammar, aliased in the tree-sitter CST), or a
+/// constructor's member initializer list (`: a(1), b(2)`).
+fn outside_body<'g>(t: &Tree, f: NodeId, body: NodeId, name: &dyn Fn(NodeId) -> Option<&'g str>, symbols: &[&str]) -> Option<NodeId> {
     let mut stack = vec![f];
     while let Some(n) = stack.pop() {
-        if matches!(name(n), Some("function_declarator" | "function_field_declarator")) {
+        if name(n).is_some_and(|s| symbols.contains(&s)) {
             return Some(n);
         }
         if n != body {
@@ -265,18 +267,4 @@ fn qualified<'g>(t: &Tree, d: NodeId, name: &dyn Fn(NodeId) -> Option<&'g str>) 
         stack.extend(t.node(n).children.iter().rev());
     }
     false
-}
-
-/// A constructor's member initializer list (`: a(1), b(2)`), outside its body.
-fn initializers<'g>(t: &Tree, f: NodeId, body: NodeId, name: &dyn Fn(NodeId) -> Option<&'g str>) -> Option<NodeId> {
-    let mut stack = vec![f];
-    while let Some(n) = stack.pop() {
-        if name(n) == Some("field_initializer_list") {
-            return Some(n);
-        }
-        if n != body {
-            stack.extend(t.node(n).children.iter().rev());
-        }
-    }
-    None
 }
