@@ -18,7 +18,7 @@
 //! Dominators by Cooper, Harvey and Kennedy, *A Simple, Fast Dominance Algorithm* (2001).
 
 use crate::engine::Closure;
-use crate::symbols::{is, is_body, DECLARED_NAME, LOCAL_DECLARATORS, PARAMETERS};
+use crate::symbols::{declares, is, is_body, DECLARED_NAME, INNER_SCOPES, LOCAL_DECLARATORS, PARAMETERS};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
@@ -33,7 +33,7 @@ pub struct Names<'t> {
     /// Per token position: whether that token is a live identifier.
     pub(crate) identifier: Vec<bool>,
     /// Per name: the token positions (ascending) where a declaration at namespace scope
-    /// declares it ([`declares`]); a name without any is declared by its first occurrence.
+    /// declares it ([`declares`](crate::symbols::declares)); a name without any is declared by its first occurrence.
     decls: HashMap<&'t str, Vec<usize>>,
     /// Per member's name (no declaration at namespace scope, first seen in a class body):
     /// that class body.
@@ -395,68 +395,6 @@ impl Closure for Units {
     fn takes_users(&self) -> bool {
         false
     }
-}
-
-/// The grammar rules (C, C++) whose name token declares a name where the rule stands at
-/// namespace scope.
-const DECLARING: [&str; 20] = [
-    "function_declarator",
-    "init_declarator",
-    "declaration",
-    "pointer_declarator",
-    "reference_declarator",
-    "array_declarator",
-    "parenthesized_declarator",
-    "attributed_declarator",
-    "type_definition",
-    "pointer_type_declarator",
-    "array_type_declarator",
-    "function_type_declarator",
-    "alias_declaration",
-    "namespace_definition",
-    "concept_definition",
-    "enumerator",
-    "struct_specifier",
-    "class_specifier",
-    "union_specifier",
-    "enum_specifier",
-];
-
-/// Class bodies: their declarations are not at namespace scope (nor are those in
-/// [`crate::symbols::BODIES`] and [`PARAMETERS`]).
-const INNER_SCOPES: [&str; 1] = ["field_declaration_list"];
-
-/// Whether identifier `id` at token position `pos` declares its name at namespace scope:
-/// the name of a function, variable, type, namespace or enumerator declared outside every
-/// class body, function body and parameter list (C, C++; nothing in other grammars). A
-/// class's name declares it only in a definition or a forward declaration (`struct S;`),
-/// not in `struct S x;`; an initialized declarator's or enumerator's first name only; a
-/// declarator's name where a declarator's punctuation follows it.
-fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> bool {
-    // The nearest ancestor of a rule of the grammar, past the normalizer's own symbols.
-    let rule = |n: NodeId| {
-        tree.node(n).symbol.map(|s| g.symbol(s).name.as_str()).filter(|s| !s.starts_with('_') && !s.contains("__") && !s.ends_with(['*', '+', '?']))
-    };
-    let mut ancestors = tree.ancestors(id);
-    let Some((a, name)) = ancestors.by_ref().find_map(|a| rule(a).map(|r| (a, r))) else { return false };
-    if !DECLARING.contains(&name) {
-        return false;
-    }
-    let range = tree.subtree_token_range(a);
-    let ids = tree.token_ids();
-    let declares = match name {
-        "struct_specifier" | "class_specifier" | "union_specifier" | "enum_specifier" => {
-            ids[range.clone()].iter().any(|&t| tree.token_text(t) == "{") || ids.get(range.end).is_some_and(|&t| tree.token_text(t) == ";")
-        }
-        // `x = y`, `A = B`: the first name.
-        "init_declarator" | "enumerator" => ids[range.start..pos].iter().all(|&t| tree.node(t).symbol != tree.node(id).symbol),
-        // A declarator's name comes before its `;`, `,`, `=`, `[`, `(` …; a type before its
-        // declarator (`typedef T0 T1;`, `T x;`), an array's size before `]`.
-        _ => ids
-            .get(pos + 1)
-            .is_some_and(|&t| matches!(tree.token_text(t), ";" | "," | "=" | "[" | "(" | ")" | "{" | ":" | "[[" | "__attribute__" | "__asm__" | "noexcept")),
-    };
-    declares && !tree.ancestors(a).any(|s| is(tree, g, s, &INNER_SCOPES) || is_body(tree, g, s) || is(tree, g, s, &PARAMETERS))
 }
 
 /// Marks in `reached` every node reachable from `from` along `edges`.
