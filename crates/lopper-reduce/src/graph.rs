@@ -18,11 +18,13 @@
 //! Dominators by Cooper, Harvey and Kennedy, *A Simple, Fast Dominance Algorithm* (2001).
 
 use crate::engine::Closure;
+use crate::namespaces::Namespaces;
 use crate::symbols::{declares, is, is_body, DECLARED_NAME, INNER_SCOPES, LOCAL_DECLARATORS, PARAMETERS};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
 use foldhash::{HashMap, HashMapExt, HashSet};
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Where each live identifier of a program occurs: built once per state of the edits.
@@ -38,6 +40,8 @@ pub struct Names<'t> {
     /// Per member's name (no declaration at namespace scope, first seen in a class body):
     /// that class body.
     members: HashMap<&'t str, NodeId>,
+    /// The C++ namespaces, which narrow what a use sees (`None`: the program opens none).
+    namespaces: Option<Namespaces<'t>>,
 }
 
 impl<'t> Names<'t> {
@@ -126,22 +130,28 @@ impl<'t> Names<'t> {
                 }
             }
         }
-        Names { tree, names, identifier, decls, members }
+        Names { tree, names, identifier, decls, members, namespaces: Namespaces::scan(tree, live) }
     }
 
-    /// Where `name` is declared, for a use in `list`: the token positions of its
-    /// declarations at namespace scope (several for a forward declaration and a
-    /// definition, overloads, a name in two namespaces); none for a member's name (first
-    /// seen in a class body) where `list` is outside that body; else its first
-    /// occurrence's.
-    pub(crate) fn declarations<'a>(&'a self, name: &'a str, first: &'a usize, list: Option<NodeId>) -> &'a [usize] {
-        if let Some(d) = self.decls.get(name) {
-            return d;
+    /// Where `name` is declared, for its use at token position `at` in `list`: the token
+    /// positions of its declarations at namespace scope (several for a forward declaration
+    /// and a definition, overloads, a name in two namespaces), those the use's namespace
+    /// sees ([`Namespaces::visible`]); none for a member's name (first seen in a class
+    /// body) where `list` is outside that body; else its first occurrence's.
+    pub(crate) fn declarations<'a>(&'a self, name: &'a str, first: &'a usize, list: Option<NodeId>, at: usize) -> Cow<'a, [usize]> {
+        let decls = self.decls.get(name).map(Vec::as_slice);
+        if let Some(ns) = &self.namespaces {
+            if decls.is_some() || ns.is_namespace(name) {
+                return ns.visible(at, name, decls.unwrap_or(std::slice::from_ref(first)));
+            }
         }
-        match (self.members.get(name), list) {
+        if let Some(d) = decls {
+            return Cow::Borrowed(d);
+        }
+        Cow::Borrowed(match (self.members.get(name), list) {
             (Some(&body), Some(l)) if body != l && !self.tree.ancestors(l).any(|a| a == body) => &[],
             _ => std::slice::from_ref(first),
-        }
+        })
     }
 
     /// The first name element `e` declares (holds the first occurrence of), if any: what
@@ -290,7 +300,7 @@ impl Units {
             }
             let name = tree.token_text(id);
             let first = names.first(name);
-            let targets = names.declarations(name, &first, list);
+            let targets = names.declarations(name, &first, list, pos);
             let u = owner[pos];
             // A declaration is no use; a use needs every declaration of its name.
             if targets.binary_search(&pos).is_ok() {
@@ -299,7 +309,7 @@ impl Units {
                 }
                 continue;
             }
-            for &t in targets {
+            for &t in targets.iter() {
                 let d = owner[t];
                 if d == usize::MAX {
                     continue;

@@ -63,3 +63,19 @@ fn deleting_any_unit_leaves_a_program_that_compiles() {
         }
     }
 }
+
+#[test]
+fn a_namespace_no_use_can_see_is_a_unit_of_its_own() {
+    // `size` and `clamp` in the global namespace mean `::size` and `::clamp`, not `lib`'s:
+    // only `lib` names what it declares, through `lib::`, `using namespace` or from inside
+    // (an inline and an unnamed namespace show their members as their parent's).
+    let src = "typedef unsigned long size;\nnamespace lib { typedef unsigned long size; inline namespace v1 { struct big { size n; }; } inline size clamp(big b) { return b.n; } }\nint clamp(int v) { return v < 0 ? 0 : v; }\nnamespace tools { int scale(int v) { return 2 * v; } }\nint scaled(int v) { return tools::scale(v); }\nnamespace util { int half(int v) { return v / 2; } }\nusing namespace util;\nnamespace { int hidden() { return 1; } }\nint halved() { return half(4) + hidden(); }\nint spare() { return tools::scale(3); }\nint other() { return 5; }\nint main() { size n = 3; return clamp((int)n) + scaled(1) + halved(); }\n";
+    let (ok, errors) = compiles("g++", "c++", src);
+    assert!(ok, "g++ rejects the original: {errors}");
+    let cuts = without_each_unit(Language::Cpp, src);
+    assert!(cuts.iter().any(|cut| !cut.contains("namespace lib")), "no unit takes namespace lib whole: {cuts:#?}");
+    for cut in cuts {
+        let (ok, errors) = compiles("g++", "c++", &cut);
+        assert!(ok, "g++ rejects the program without one unit:\n{cut}\n{errors}");
+    }
+}

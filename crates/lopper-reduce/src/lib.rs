@@ -18,6 +18,7 @@ mod graph_tests;
 pub mod instances;
 pub mod judge;
 pub mod minimize;
+mod namespaces;
 pub mod passes;
 pub mod perses;
 pub mod pipeline;

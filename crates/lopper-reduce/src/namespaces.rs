@@ -1,0 +1,188 @@
+//! Which C++ namespace each token of a program lies in, read from its tokens (`namespace N
+//! … {`, the braces), not from the tree: tree-sitter-cpp reads libstdc++'s
+//! `namespace std __attribute__ ((…)) {` as an error, and its declarations as the file's
+//! own. The reference graph ([`crate::graph`]) asks it which declarations of a name a use
+//! can see: an unqualified `size_t` in the global namespace means `::size_t`, not
+//! `std::size_t`, so a program's own code does not tie the standard library to itself.
+//! A guess that is too narrow costs a failed test, never a wrong result; where lookup is
+//! beyond a scan of tokens (argument-dependent lookup, using-declarations), the graph falls
+//! back to every declaration of the name.
+
+use lopper_tree::Tree;
+use std::borrow::Cow;
+
+/// The namespaces of a program and the one each live token lies in (C++ scoping, ISO C++
+/// \[basic.lookup.unqual\]: a use sees its own namespace and those enclosing it, an inline or
+/// unnamed namespace's members as its parent's, and a namespace a using-directive names
+/// from everywhere, which is wider than the standard's rule on purpose).
+pub(crate) struct Namespaces<'t> {
+    /// Per token position of [`Tree::token_ids`]: the namespace (index) it lies in; 0 is
+    /// the global namespace.
+    of: Vec<u32>,
+    /// Per namespace: its enclosing namespace (the global one's is itself).
+    parent: Vec<u32>,
+    /// Per namespace: its name ("" for the global and unnamed ones).
+    name: Vec<&'t str>,
+    /// Per namespace: whether its members are visible where its parent's are (inline,
+    /// unnamed, or named by a using-directive anywhere).
+    open: Vec<bool>,
+    /// The namespaces' names.
+    names: foldhash::HashSet<&'t str>,
+    /// Per token position: the live token before it (`u32::MAX`: none).
+    prev: Vec<u32>,
+    /// Per token position: whether `::` follows it.
+    qualifies: Vec<bool>,
+    tree: &'t Tree,
+}
+
+/// How a use names what it means, by the tokens before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lookup<'t> {
+    /// After `.` or `->`: a member, never a declaration at namespace scope.
+    Member,
+    /// After `Q::`: `Some(Q)` where Q names a namespace, `None` for a class or `::` alone.
+    Qualified(Option<&'t str>),
+    /// Unqualified.
+    Plain,
+}
+
+impl<'t> Namespaces<'t> {
+    /// The namespaces of `tree`'s live tokens (`live`: one flag per node); `None` where
+    /// the program opens none, as in C: then every declaration is visible everywhere.
+    pub(crate) fn scan(tree: &'t Tree, live: &[bool]) -> Option<Namespaces<'t>> {
+        let ids = tree.token_ids();
+        let text = |pos: usize| tree.token_text(ids[pos]);
+        let positions: Vec<usize> = (0..ids.len()).filter(|&p| live[ids[p].0 as usize]).collect();
+        if !positions.iter().any(|&p| text(p) == "namespace") {
+            return None;
+        }
+        let (mut prev, mut qualifies) = (vec![u32::MAX; ids.len()], vec![false; ids.len()]);
+        for w in positions.windows(2) {
+            prev[w[1]] = w[0] as u32;
+            qualifies[w[0]] = text(w[1]) == "::";
+        }
+        let mut ns =
+            Namespaces { of: vec![0; ids.len()], parent: vec![0], name: vec![""], open: vec![false], names: Default::default(), prev, qualifies, tree };
+        let mut interned: foldhash::HashMap<(u32, &str), u32> = Default::default();
+        let mut directives: Vec<&str> = Vec::new();
+        let (mut stack, mut current) = (Vec::new(), 0u32);
+        // The namespace definition being read: whether `inline`, and its names (`a::b`).
+        let mut pending: Option<(bool, Vec<&str>)> = None;
+        for (k, &pos) in positions.iter().enumerate() {
+            ns.of[pos] = current;
+            let before = |n: usize| k.checked_sub(n).map(|j| text(positions[j]));
+            match text(pos) {
+                "namespace" if before(1) == Some("using") => {
+                    let last = positions[k + 1..].iter().map(|&p| text(p)).take_while(|&t| t != ";").filter(|t| is_name(t)).last();
+                    directives.extend(last);
+                }
+                "namespace" => pending = Some((before(1) == Some("inline"), Vec::new())),
+                t if is_name(t) && pending.as_ref().is_some_and(|(_, names)| names.is_empty() || before(1) == Some("::")) => {
+                    if let Some((_, names)) = pending.as_mut() {
+                        names.push(t);
+                    }
+                }
+                "{" => {
+                    stack.push(current);
+                    if let Some((inline, names)) = pending.take() {
+                        let unnamed = names.is_empty();
+                        for n in names.iter().copied().chain(unnamed.then_some("")) {
+                            current = *interned.entry((current, n)).or_insert_with(|| {
+                                ns.parent.push(current);
+                                ns.name.push(n);
+                                ns.open.push(inline || unnamed);
+                                ns.parent.len() as u32 - 1
+                            });
+                        }
+                    }
+                }
+                "}" => current = stack.pop().unwrap_or(0),
+                ";" | "=" => pending = None,
+                _ => {}
+            }
+        }
+        for (open, name) in ns.open.iter_mut().zip(&ns.name) {
+            *open |= !name.is_empty() && directives.contains(name);
+        }
+        ns.names = ns.name.iter().copied().filter(|n| !n.is_empty()).collect();
+        Some(ns)
+    }
+
+    /// Whether a declaration at token position `decl` can be what the use at `at` means,
+    /// the use qualified by `qualifier` (the name before its `::`, if any): the
+    /// declaration's namespace, or the namespace whose members it is visible as, is the
+    /// qualifier, or (unqualified) encloses the use.
+    pub(crate) fn sees(&self, at: usize, decl: usize, qualifier: Option<&str>) -> bool {
+        let mut d = self.of[decl];
+        if let Some(q) = qualifier {
+            loop {
+                if self.name[d as usize] == q {
+                    return true;
+                }
+                if d == 0 || !self.open[d as usize] {
+                    return false;
+                }
+                d = self.parent[d as usize];
+            }
+        }
+        while d != 0 && self.open[d as usize] {
+            d = self.parent[d as usize];
+        }
+        let mut u = self.of[at];
+        loop {
+            if u == d {
+                return true;
+            }
+            if u == 0 {
+                return false;
+            }
+            u = self.parent[u as usize];
+        }
+    }
+
+    /// Whether `name` names a namespace.
+    pub(crate) fn is_namespace(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// The declarations among `decls` (token positions, ascending) that the use at token
+    /// position `at` can mean: none for a member's use or a namespace's name before `::`
+    /// (what it qualifies is the use), every one where the scan sees none (argument-dependent
+    /// lookup, a using-declaration) or the qualifier is a class.
+    pub(crate) fn visible<'a>(&self, at: usize, name: &str, decls: &'a [usize]) -> Cow<'a, [usize]> {
+        if self.qualifies[at] && self.is_namespace(name) {
+            return Cow::Borrowed(&[]);
+        }
+        let qualifier = match self.lookup(at) {
+            Lookup::Member => return Cow::Borrowed(&[]),
+            Lookup::Qualified(None) => return Cow::Borrowed(decls),
+            Lookup::Qualified(q) => q,
+            Lookup::Plain => None,
+        };
+        let seen: Vec<usize> = decls.iter().copied().filter(|&d| self.sees(at, d, qualifier)).collect();
+        if seen.is_empty() || seen.len() == decls.len() {
+            Cow::Borrowed(decls)
+        } else {
+            Cow::Owned(seen)
+        }
+    }
+
+    /// How the use at token position `at` names what it means.
+    pub(crate) fn lookup(&self, at: usize) -> Lookup<'t> {
+        let ids = self.tree.token_ids();
+        let before = |p: usize| Some(self.prev[p]).filter(|&q| q != u32::MAX).map(|q| q as usize);
+        let Some(p) = before(at) else { return Lookup::Plain };
+        match self.tree.token_text(ids[p]) {
+            "." | "->" => Lookup::Member,
+            "::" => Lookup::Qualified(before(p).map(|q| self.tree.token_text(ids[q])).filter(|q| self.is_namespace(q))),
+            _ => Lookup::Plain,
+        }
+    }
+}
+
+/// Whether token text `t` is a name (not an attribute's keyword).
+fn is_name(t: &str) -> bool {
+    t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !matches!(t, "__attribute__" | "__attribute" | "__declspec" | "alignas")
+}
