@@ -3,27 +3,25 @@
 //! declared by the element holding its first occurrence, as the unused search and
 //! `Dependents` take it), and the *dependency-closed units* a list splits into.
 //!
-//! A unit is a head with everything only the head reaches: its subtree in the dominator
-//! tree of the graph, rooted at a virtual source that reaches every root (what no other
-//! element names), every element named from outside the list or kept, and one element of
-//! each group of elements that name only each other (a strongly connected group no root
-//! reaches). Deleting any set of units leaves every remaining use of a name with its
-//! declaration: a remaining element naming one inside a deleted unit would itself be
-//! reached only through that unit's head, and so be in it. So a list minimizer over the
-//! heads, each deletion taking its unit ([`Closure`]), removes a root with every
-//! declaration only it needs, a whole chain in one candidate, where deleting roots alone
-//! takes one level of the chain per test. By name, not by symbol table: a wrong guess costs
-//! a failed test, never a wrong result.
-//!
-//! Dominators by Cooper, Harvey and Kennedy, *A Simple, Fast Dominance Algorithm* (2001).
+//! The heads of a list are its roots (what no other element names, and is not kept) and
+//! one element of each group of elements that name only each other. Deleting any set of
+//! heads takes every element that the rest (the other heads, and what stays: the kept
+//! elements and those named from outside the list) no longer reaches ([`Units`]'
+//! [`Closure`]): then every remaining use of a name keeps its declaration, since a
+//! remaining element naming a deleted one would reach it. So a list minimizer over the
+//! heads removes a root with every declaration only it needs, a whole chain in one
+//! candidate, and two roots with what only the two of them share: deleting every head at
+//! once leaves what the kept elements reach, where deleting roots alone takes one level of
+//! a chain per test. By name, not by symbol table: a wrong guess costs a failed test,
+//! never a wrong result.
 
 use crate::engine::Closure;
 use crate::namespaces::Namespaces;
-use crate::symbols::{declares, is, is_body, DECLARED_NAME, INNER_SCOPES, LOCAL_DECLARATORS, PARAMETERS};
+use crate::symbols::{declares, is, is_body, is_typedef_name, INNER_SCOPES, MEMBER_NAME, NOT_NAMES};
 use lopper_grammar::PnfGrammar;
-use lopper_tree::{NodeId, NodeKind, Tree};
+use lopper_tree::{NodeId, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
-use foldhash::{HashMap, HashMapExt, HashSet};
+use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -42,11 +40,16 @@ pub struct Names<'t> {
     members: HashMap<&'t str, NodeId>,
     /// The C++ namespaces, which narrow what a use sees (`None`: the program opens none).
     namespaces: Option<Namespaces<'t>>,
+    /// The grammar the tree's symbols are of.
+    grammar: &'t PnfGrammar,
+    /// The grammar symbol of a member's name (C++'s `field_identifier`), if any: declared
+    /// in a class body or used after `.`, never a declaration at namespace scope.
+    member_name: Option<lopper_grammar::SymbolId>,
 }
 
 impl<'t> Names<'t> {
     /// The live identifiers of `tree` (`live`: one flag per node, as [`Tree::live`] gives).
-    pub fn new(tree: &'t Tree, live: &[bool], g: &PnfGrammar) -> Names<'t> {
+    pub fn new(tree: &'t Tree, live: &[bool], g: &'t PnfGrammar) -> Names<'t> {
         Names::build(tree, live, g, &[])
     }
 
@@ -61,61 +64,27 @@ impl<'t> Names<'t> {
     ///
     /// With `locals` false, a local variable's name stays a name like any other: the table
     /// for a list inside a body, where a local's declaration is an element that may go.
-    pub fn without_parameters(tree: &'t Tree, live: &[bool], g: &PnfGrammar, locals: bool) -> Names<'t> {
-        let mut local = vec![false; tree.token_count()];
-        for n in (0..tree.len() as u32).map(NodeId) {
-            let node = tree.node(n);
-            if live[n.0 as usize] && node.kind != NodeKind::Token && node.symbol.is_some_and(|s| PARAMETERS.contains(&g.symbol(s).name.as_str())) {
-                local[tree.subtree_token_range(n)].fill(true);
-            }
-        }
-        let ids = tree.token_ids();
-        for (pos, flag) in local.iter_mut().enumerate() {
-            *flag = *flag && tree.node(ids[pos]).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME);
-        }
-        // A parameter's uses in its function's body are local too, and so are a local
-        // variable's in its block: otherwise the first body naming `startRef` or `i`
-        // declares it, and every later function using a parameter or local of that name
-        // names the first.
-        for b in (0..tree.len() as u32).map(NodeId) {
-            let node = tree.node(b);
-            if !live[b.0 as usize] || node.kind == NodeKind::Token || !is_body(tree, g, b) {
-                continue;
-            }
-            let Some(function) = node.parent else { continue };
-            let (all, body) = (tree.subtree_token_range(function), tree.subtree_token_range(b));
-            let declares_local = |i: usize| {
-                let id = ids[i];
-                locals && live[id.0 as usize] && is(tree, g, id, &[DECLARED_NAME]) && tree.node(id).parent.is_some_and(|p| is(tree, g, p, &LOCAL_DECLARATORS))
-            };
-            let names: HashSet<&str> =
-                (all.start..body.start).filter(|&i| local[i]).chain(body.clone().filter(|&i| declares_local(i))).map(|i| tree.token_text(ids[i])).collect();
-            if names.is_empty() {
-                continue;
-            }
-            for i in body {
-                if !local[i] && names.contains(tree.token_text(ids[i])) {
-                    local[i] = true;
-                }
-            }
-        }
-        Names::build(tree, live, g, &local)
+    pub fn without_parameters(tree: &'t Tree, live: &[bool], g: &'t PnfGrammar, locals: bool) -> Names<'t> {
+        Names::build(tree, live, g, &crate::locals::local_names(tree, live, g, locals))
     }
 
     /// The live identifiers of `tree` but those at the positions `skip` marks (empty: none).
-    fn build(tree: &'t Tree, live: &[bool], g: &PnfGrammar, skip: &[bool]) -> Names<'t> {
+    fn build(tree: &'t Tree, live: &[bool], g: &'t PnfGrammar, skip: &[bool]) -> Names<'t> {
         let mut names: HashMap<&str, (u32, usize)> = HashMap::new();
         let mut identifier = vec![false; tree.token_count()];
         for (pos, &id) in tree.token_ids().iter().enumerate() {
-            if !live[id.0 as usize] || !tree.node(id).symbol.is_some_and(|s| g.is_identifier(s)) || skip.get(pos) == Some(&true) {
+            let name = |s| g.is_identifier(s) || is_typedef_name(tree, g, id, s);
+            if !live[id.0 as usize] || !tree.node(id).symbol.is_some_and(name) || skip.get(pos) == Some(&true) || NOT_NAMES.contains(&tree.token_text(id)) {
                 continue;
             }
             identifier[pos] = true;
             names.entry(tree.token_text(id)).or_insert((0, pos)).0 += 1;
         }
+        let namespaces = Namespaces::scan(tree, live);
+        let using = namespaces.as_ref().map_or(&[][..], |ns| &ns.using_declarations[..]);
         let mut decls: HashMap<&str, Vec<usize>> = HashMap::new();
         for (pos, &id) in tree.token_ids().iter().enumerate() {
-            if identifier[pos] && declares(tree, g, id, pos) {
+            if identifier[pos] && (declares(tree, g, id, pos) || using.binary_search(&pos).is_ok()) {
                 decls.entry(tree.token_text(id)).or_default().push(pos);
             }
         }
@@ -130,7 +99,7 @@ impl<'t> Names<'t> {
                 }
             }
         }
-        Names { tree, names, identifier, decls, members, namespaces: Namespaces::scan(tree, live) }
+        Names { tree, names, identifier, decls, members, namespaces, grammar: g, member_name: g.lookup(MEMBER_NAME) }
     }
 
     /// Where `name` is declared, for its use at token position `at` in `list`: the token
@@ -140,6 +109,9 @@ impl<'t> Names<'t> {
     /// body) where `list` is outside that body; else its first occurrence's.
     pub(crate) fn declarations<'a>(&'a self, name: &'a str, first: &'a usize, list: Option<NodeId>, at: usize) -> Cow<'a, [usize]> {
         let decls = self.decls.get(name).map(Vec::as_slice);
+        if decls.is_some() && self.member_name.is_some() && self.tree.node(self.tree.token_ids()[at]).symbol == self.member_name {
+            return Cow::Borrowed(&[]);
+        }
         if let Some(ns) = &self.namespaces {
             if decls.is_some() || ns.is_namespace(name) {
                 return ns.visible(at, name, decls.unwrap_or(std::slice::from_ref(first)));
@@ -266,31 +238,42 @@ impl<'t> Names<'t> {
     }
 }
 
-/// A list's elements split into dependency-closed units (see the module docs).
+/// A list's elements as the reference graph among them (see the module docs): its heads
+/// and, for any set of heads deleted, what goes with them.
 #[derive(Debug)]
 pub(crate) struct Units {
     /// The heads that may go, in list order.
     heads: Vec<NodeId>,
-    /// Per head (same order), the other elements of its unit.
-    members: Vec<Vec<NodeId>>,
+    /// Per head (same order), its index in `items`.
+    head_at: Vec<usize>,
+    /// The list's live elements, in order.
+    items: Vec<NodeId>,
+    /// Per element, the elements it names (indices, ascending).
+    edges: Vec<Vec<usize>>,
+    /// Per element, whether it stays whatever goes (see [`Units::of`]).
+    stays: Vec<bool>,
 }
 
 impl Units {
-    /// The units of `items` (a list's live elements, in order) of `tree` under a state whose
-    /// live nodes are `live` and whose identifiers `names` holds. An element is never a
-    /// head that `keep` holds, that declares no name, or whose name is used outside the
-    /// list; it stays, and so does all it names.
+    /// The reference graph of `items` (a list's live elements, in order) of `tree` under a
+    /// state whose live nodes are `live` and whose identifiers `names` holds. An element
+    /// stays that `keep` holds or whose name is used outside the list, and so does all it
+    /// names; so does, in a function or class body, an element that declares no name (a
+    /// statement, `public:`). The heads are the other elements no element names, and one
+    /// element of each group that names only each other: at namespace scope, a
+    /// declaration nothing uses, a `using` or an explicit instantiation.
     pub(crate) fn of(names: &Names<'_>, tree: &Tree, live: &[bool], items: &[NodeId], keep: &dyn Fn(NodeId) -> bool) -> Units {
         let n = items.len();
-        let source = n;
         let ids = tree.token_ids();
         let list = items.first().and_then(|&e| tree.node(e).parent);
+        let local = list
+            .is_some_and(|l| std::iter::once(l).chain(tree.ancestors(l)).any(|a| is(tree, names.grammar, a, &INNER_SCOPES) || is_body(tree, names.grammar, a)));
         // Per token position: the element (index) holding it.
         let mut owner = vec![usize::MAX; ids.len()];
         for (i, &e) in items.iter().enumerate() {
             owner[tree.subtree_token_range(e)].fill(i);
         }
-        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut declares = vec![false; n];
         let mut outside = vec![false; n];
         let mut named = vec![false; n];
@@ -322,65 +305,40 @@ impl Units {
                 }
             }
         }
-        let stays: Vec<bool> = (0..n).map(|i| !declares[i] || outside[i] || keep(items[i])).collect();
-        for i in 0..n {
-            if stays[i] || !named[i] {
-                edges[source].push(i);
+        // A using-directive changes what every later use sees: it stays.
+        for &d in names.namespaces.as_ref().map_or(&[][..], |ns| &ns.directives[..]) {
+            if owner[d] != usize::MAX {
+                outside[owner[d]] = true;
             }
-            edges[i].sort_unstable();
-            edges[i].dedup();
         }
-        // Groups no root reaches (cycles): one element each, in list order.
-        let mut reached = vec![false; n + 1];
-        reach(&edges, source, &mut reached);
-        for i in 0..n {
+        // An element whose braces do not balance (tree-sitter's recovery split a block's
+        // head or closer off) goes only with its partner: it stays.
+        let unbalanced = |e: NodeId| {
+            let span = tree.subtree_token_range(e);
+            ids[span].iter().filter(|&&t| live[t.0 as usize]).map(|&t| (tree.token_text(t) == "{") as i32 - (tree.token_text(t) == "}") as i32).sum::<i32>()
+                != 0
+        };
+        let stays: Vec<bool> = (0..n).map(|i| (local && !declares[i]) || outside[i] || keep(items[i]) || unbalanced(items[i])).collect();
+        for e in &mut edges {
+            e.sort_unstable();
+            e.dedup();
+        }
+        // The roots, then one element of each group no root reaches (cycles), in list order.
+        let mut head_at: Vec<usize> = (0..n).filter(|&i| !stays[i] && !named[i]).collect();
+        let mut reached = vec![false; n];
+        for i in (0..n).filter(|&i| stays[i] || !named[i]) {
+            reach(&edges, i, &mut reached);
+        }
+        // By decreasing DFS finish time, the first unreached element of each group lies in
+        // a group no other unreached group names (as in Kosaraju's first pass).
+        for i in finish_order(&edges, &reached).into_iter().rev() {
             if !reached[i] {
-                edges[source].push(i);
+                head_at.push(i);
                 reach(&edges, i, &mut reached);
             }
         }
-        let idom = dominators(&edges, source);
-        // The dominator tree's children, then each head's subtree.
-        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-        for i in 0..n {
-            children[idom[i]].push(i);
-        }
-        // Per element, the source's child whose subtree holds it.
-        let mut top = vec![usize::MAX; n];
-        for &h in &children[source] {
-            let mut stack = vec![h];
-            while let Some(m) = stack.pop() {
-                top[m] = h;
-                stack.extend(&children[m]);
-            }
-        }
-        // A head goes with its unit only where every element naming it is in the unit (an
-        // element the source reaches through other roots, such as a declaration two roots
-        // name, is a child of the source too, but not one that may go alone).
-        let mut closed = vec![true; n];
-        for (u, vs) in edges.iter().enumerate().take(n) {
-            for &v in vs {
-                if top[v] == v && top[u] != v {
-                    closed[v] = false;
-                }
-            }
-        }
-        let (mut heads, mut members) = (Vec::new(), Vec::new());
-        for &h in &children[source] {
-            if stays[h] || !closed[h] {
-                continue;
-            }
-            let mut unit = Vec::new();
-            let mut stack = children[h].clone();
-            while let Some(m) = stack.pop() {
-                unit.push(items[m]);
-                stack.extend(&children[m]);
-            }
-            unit.sort_unstable();
-            heads.push(items[h]);
-            members.push(unit);
-        }
-        Units { heads, members }
+        head_at.sort_unstable();
+        Units { heads: head_at.iter().map(|&i| items[i]).collect(), head_at, items: items.to_vec(), edges, stays }
     }
 
     /// The heads that may go, in list order.
@@ -388,23 +346,69 @@ impl Units {
         &self.heads
     }
 
-    /// Per head, the number of elements its unit holds besides it.
+    /// Per head, the other elements that go when it goes alone.
     #[cfg(test)]
-    pub(crate) fn members(&self) -> &[Vec<NodeId>] {
-        &self.members
+    pub(crate) fn members(&self) -> Vec<Vec<NodeId>> {
+        (0..self.heads.len())
+            .map(|k| {
+                let mut deleted = vec![false; self.heads.len()];
+                deleted[k] = true;
+                let mut unit = self.close(&mut deleted);
+                unit.sort_unstable();
+                unit
+            })
+            .collect()
     }
 }
 
 impl Closure for Units {
-    /// The other elements of each marked head's unit (`deleted`: one flag per head).
+    /// What goes with the marked heads (`deleted`: one flag per head): every element that
+    /// neither a staying element nor a remaining head reaches any more. What remains then
+    /// names nothing deleted: a remaining element naming a deleted one would reach it.
     fn close(&self, deleted: &mut [bool]) -> Vec<NodeId> {
-        deleted.iter().zip(&self.members).filter(|(d, _)| **d).flat_map(|(_, m)| m.iter().copied()).collect()
+        let mut reached = vec![false; self.items.len()];
+        let mut is_head = vec![false; self.items.len()];
+        for (k, &i) in self.head_at.iter().enumerate() {
+            is_head[i] = true;
+            if !deleted[k] {
+                reach(&self.edges, i, &mut reached);
+            }
+        }
+        for i in (0..self.items.len()).filter(|&i| self.stays[i]) {
+            reach(&self.edges, i, &mut reached);
+        }
+        (0..self.items.len()).filter(|&i| !reached[i] && !is_head[i]).map(|i| self.items[i]).collect()
     }
 
     /// A unit takes what only its head uses, never a user: its head alone goes validly too.
     fn takes_users(&self) -> bool {
         false
     }
+}
+
+/// The nodes not `skip`ped in increasing DFS finish time (postorder) along `edges`, each
+/// search started from the lowest node not yet visited.
+fn finish_order(edges: &[Vec<usize>], skip: &[bool]) -> Vec<usize> {
+    let mut seen = skip.to_vec();
+    let mut order = Vec::new();
+    for start in 0..edges.len() {
+        if std::mem::replace(&mut seen[start], true) {
+            continue;
+        }
+        // An explicit stack: lists of thousands of elements nest deeply.
+        let mut stack = vec![(start, 0usize)];
+        while let Some((u, k)) = stack.pop() {
+            if let Some(&v) = edges[u].get(k) {
+                stack.push((u, k + 1));
+                if !std::mem::replace(&mut seen[v], true) {
+                    stack.push((v, 0));
+                }
+            } else {
+                order.push(u);
+            }
+        }
+    }
+    order
 }
 
 /// Marks in `reached` every node reachable from `from` along `edges`.
@@ -419,87 +423,5 @@ fn reach(edges: &[Vec<usize>], from: usize, reached: &mut [bool]) {
                 stack.push(v);
             }
         }
-    }
-}
-
-/// The immediate dominator of every node reachable from `root` (the root's own is itself;
-/// an unreachable node's is `root`), by Cooper, Harvey and Kennedy's iteration over the
-/// reverse postorder.
-fn dominators(edges: &[Vec<usize>], root: usize) -> Vec<usize> {
-    let n = edges.len();
-    // Postorder by an explicit stack (lists of thousands of elements nest deeply).
-    let mut order = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    let mut stack = vec![(root, 0usize)];
-    seen[root] = true;
-    while let Some((u, k)) = stack.pop() {
-        if let Some(&v) = edges[u].get(k) {
-            stack.push((u, k + 1));
-            if !std::mem::replace(&mut seen[v], true) {
-                stack.push((v, 0));
-            }
-        } else {
-            order.push(u);
-        }
-    }
-    let mut rank = vec![usize::MAX; n];
-    for (r, &u) in order.iter().enumerate() {
-        rank[u] = r;
-    }
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (u, vs) in edges.iter().enumerate() {
-        if rank[u] != usize::MAX {
-            vs.iter().for_each(|&v| preds[v].push(u));
-        }
-    }
-    const NONE: usize = usize::MAX;
-    let mut idom = vec![NONE; n];
-    idom[root] = root;
-    let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
-        while a != b {
-            while rank[a] < rank[b] {
-                a = idom[a];
-            }
-            while rank[b] < rank[a] {
-                b = idom[b];
-            }
-        }
-        a
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &u in order.iter().rev().filter(|&&u| u != root) {
-            let mut new = NONE;
-            for &p in &preds[u] {
-                if idom[p] != NONE {
-                    new = if new == NONE { p } else { intersect(&idom, p, new) };
-                }
-            }
-            if new != NONE && idom[u] != new {
-                idom[u] = new;
-                changed = true;
-            }
-        }
-    }
-    idom.iter().map(|&d| if d == NONE { root } else { d }).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::dominators;
-
-    #[test]
-    fn a_node_reached_two_ways_is_dominated_by_where_they_meet() {
-        // 0 -> 1 -> 3, 0 -> 2 -> 3, 3 -> 4: 3 and 4 belong to neither 1 nor 2.
-        let edges = vec![vec![1, 2], vec![3], vec![3], vec![4], vec![]];
-        assert_eq!(dominators(&edges, 0), [0, 0, 0, 0, 3]);
-    }
-
-    #[test]
-    fn a_cycle_below_one_node_is_that_node_s() {
-        // 0 -> 1 -> 2 <-> 3: 2 and 3 go with 1.
-        let edges = vec![vec![1], vec![2], vec![3], vec![2]];
-        assert_eq!(dominators(&edges, 0), [0, 0, 1, 2]);
     }
 }

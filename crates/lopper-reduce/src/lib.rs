@@ -17,6 +17,7 @@ pub(crate) mod graph;
 mod graph_tests;
 pub mod instances;
 pub mod judge;
+mod locals;
 pub mod minimize;
 mod namespaces;
 pub mod passes;

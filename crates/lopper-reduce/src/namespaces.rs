@@ -28,10 +28,21 @@ pub(crate) struct Namespaces<'t> {
     open: Vec<bool>,
     /// The namespaces' names.
     names: foldhash::HashSet<&'t str>,
+    /// The names a using-declaration (`using std::swap;`) brings into another namespace.
+    used: foldhash::HashSet<&'t str>,
+    /// The token positions of those names in the using-declarations, in order: each
+    /// declares its name where it stands.
+    pub(crate) using_declarations: Vec<usize>,
+    /// The token positions of `namespace` in the using-directives (`using namespace std;`),
+    /// in order: what sees a name through one needs it.
+    pub(crate) directives: Vec<usize>,
     /// Per token position: the live token before it (`u32::MAX`: none).
     prev: Vec<u32>,
     /// Per token position: whether `::` follows it.
     qualifies: Vec<bool>,
+    /// Per token position: whether `namespace` (not `using namespace`) comes before it: a
+    /// namespace opened or reopened, which needs no other declaration of it.
+    opens: Vec<bool>,
     tree: &'t Tree,
 }
 
@@ -56,13 +67,26 @@ impl<'t> Namespaces<'t> {
         if !positions.iter().any(|&p| text(p) == "namespace") {
             return None;
         }
-        let (mut prev, mut qualifies) = (vec![u32::MAX; ids.len()], vec![false; ids.len()]);
-        for w in positions.windows(2) {
+        let (mut prev, mut qualifies, mut opens) = (vec![u32::MAX; ids.len()], vec![false; ids.len()], vec![false; ids.len()]);
+        for (k, w) in positions.windows(2).enumerate() {
             prev[w[1]] = w[0] as u32;
             qualifies[w[0]] = text(w[1]) == "::";
+            opens[w[1]] = text(w[0]) == "namespace" && (k == 0 || text(positions[k - 1]) != "using");
         }
-        let mut ns =
-            Namespaces { of: vec![0; ids.len()], parent: vec![0], name: vec![""], open: vec![false], names: Default::default(), prev, qualifies, tree };
+        let mut ns = Namespaces {
+            of: vec![0; ids.len()],
+            parent: vec![0],
+            name: vec![""],
+            open: vec![false],
+            names: Default::default(),
+            used: Default::default(),
+            using_declarations: Vec::new(),
+            directives: Vec::new(),
+            prev,
+            qualifies,
+            opens,
+            tree,
+        };
         let mut interned: foldhash::HashMap<(u32, &str), u32> = Default::default();
         let mut directives: Vec<&str> = Vec::new();
         let (mut stack, mut current) = (Vec::new(), 0u32);
@@ -75,8 +99,21 @@ impl<'t> Namespaces<'t> {
                 "namespace" if before(1) == Some("using") => {
                     let last = positions[k + 1..].iter().map(|&p| text(p)).take_while(|&t| t != ";").filter(|t| is_name(t)).last();
                     directives.extend(last);
+                    ns.directives.push(pos);
                 }
                 "namespace" => pending = Some((before(1) == Some("inline"), Vec::new())),
+                "using" => {
+                    let mut last = None;
+                    for &p in positions[k + 1..].iter().take_while(|&&p| text(p) != ";") {
+                        if matches!(text(p), "=" | "namespace" | "(" | "{") {
+                            last = None;
+                            break;
+                        }
+                        last = is_name(text(p)).then_some(p).or(last);
+                    }
+                    ns.used.extend(last.map(text));
+                    ns.using_declarations.extend(last);
+                }
                 t if is_name(t) && pending.as_ref().is_some_and(|(_, names)| names.is_empty() || before(1) == Some("::")) => {
                     if let Some((_, names)) = pending.as_mut() {
                         names.push(t);
@@ -147,20 +184,25 @@ impl<'t> Namespaces<'t> {
 
     /// The declarations among `decls` (token positions, ascending) that the use at token
     /// position `at` can mean: none for a member's use or a namespace's name before `::`
-    /// (what it qualifies is the use), every one where the scan sees none (argument-dependent
-    /// lookup, a using-declaration) or the qualifier is a class.
+    /// (what it qualifies is the use) or after `namespace`; every one where the qualifier
+    /// is a class, or where the scan sees none and a using-declaration names it; none
+    /// where it sees none otherwise (an unqualified use of a class's member from inside
+    /// the class; argument-dependent lookup, which the scan does not follow, costs a
+    /// failed test).
     pub(crate) fn visible<'a>(&self, at: usize, name: &str, decls: &'a [usize]) -> Cow<'a, [usize]> {
-        if self.qualifies[at] && self.is_namespace(name) {
+        if (self.qualifies[at] || self.opens[at]) && self.is_namespace(name) {
             return Cow::Borrowed(&[]);
         }
         let qualifier = match self.lookup(at) {
             Lookup::Member => return Cow::Borrowed(&[]),
-            Lookup::Qualified(None) => return Cow::Borrowed(decls),
+            // A qualified name is never its own declaration (`using std::swap;` declares
+            // `swap` here and names std's).
+            Lookup::Qualified(None) => return Cow::Owned(decls.iter().copied().filter(|&d| d != at).collect()),
             Lookup::Qualified(q) => q,
             Lookup::Plain => None,
         };
         let seen: Vec<usize> = decls.iter().copied().filter(|&d| self.sees(at, d, qualifier)).collect();
-        if seen.is_empty() || seen.len() == decls.len() {
+        if seen.len() == decls.len() || (seen.is_empty() && self.used.contains(name)) {
             Cow::Borrowed(decls)
         } else {
             Cow::Owned(seen)

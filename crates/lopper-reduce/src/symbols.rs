@@ -32,6 +32,22 @@ pub(crate) const PARAMETERS: [&str; 5] = ["parameter_list", "formal_parameters",
 /// `type_identifier`s in these grammars).
 pub(crate) const DECLARED_NAME: &str = "identifier";
 
+/// GNU keywords that tree-sitter reads as identifiers where its recovery misreads a
+/// declaration (`namespace std __attribute__ …`): never a name a declaration declares.
+pub(crate) const NOT_NAMES: [&str; 10] =
+    ["__attribute__", "__attribute", "__extension__", "__restrict", "__restrict__", "__inline", "__asm__", "__typeof__", "__volatile__", "__declspec"];
+
+/// Whether token `id` (of grammar symbol `s`) is a name the C library declares by
+/// `typedef` that tree-sitter-c/-cpp read as a primitive type (`size_t`, `int32_t`,
+/// `ptrdiff_t`): a name like any other, declared where a header declares it.
+pub(crate) fn is_typedef_name(tree: &Tree, g: &PnfGrammar, id: NodeId, s: lopper_grammar::SymbolId) -> bool {
+    g.symbol(s).name == "primitive_type" && tree.token_text(id).ends_with("_t")
+}
+
+/// The grammar symbol of a member's name in tree-sitter-cpp (declared in a class body,
+/// used after `.` or `->`).
+pub(crate) const MEMBER_NAME: &str = "field_identifier";
+
 /// The grammar symbol of a C or C++ declarator with an initializer.
 pub(crate) const INIT_DECLARATOR: &str = "init_declarator";
 

@@ -417,15 +417,16 @@ fn a_member_s_name_does_not_tie_a_use_to_another_class_with_that_member() {
 #[test]
 fn what_a_kept_or_undeclaring_element_names_stays() {
     // `b` has two declarations, the forward one and the definition: a use of `b` needs
-    // both, and the definition, which only `a` names, goes with `a`; the forward
-    // declaration names nothing and stays. `g`, named by the kept `main`, stays; `h`, named
-    // by `g` and by the root `lone`, is no head; `lone` goes alone.
+    // both, and both, which only `a` and each other name, go with `a` (the group of `a`
+    // and `b`, which no root reaches, has `a` for head: the forward declaration names
+    // nothing and is no head of it). `g`, named by the kept `main`, stays; `h`, named by
+    // `g` and by the root `lone`, is no head; `lone` goes alone.
     let src = "int b(int);\nint a(int n) { return b(n); }\nint b(int n) { return a(n); }\nint h(void) { return 1; }\nint g(void) { return h(); }\nint main(void) { return g(); }\nint lone(void) { return h(); }\n";
     let units = units_of(src, &["main"]);
     assert_eq!(
         units,
         [
-            ("int a ( int n ) { return b ( n ) ; }".to_string(), vec!["int b ( int n ) { return a ( n ) ; }".to_string()]),
+            ("int a ( int n ) { return b ( n ) ; }".to_string(), vec!["int b ( int ) ;".to_string(), "int b ( int n ) { return a ( n ) ; }".to_string()]),
             ("int lone ( void ) { return h ( ) ; }".to_string(), vec![])
         ]
     );

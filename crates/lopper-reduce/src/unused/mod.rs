@@ -385,6 +385,6 @@ pub fn lists(tree: &Tree, edits: &EditSet) -> Vec<NodeId> {
 
 /// The name tables the search reads: without the names parameter lists declare, and, for
 /// a list outside every function body (`list`; `None`: several lists), without locals.
-fn names_of<'t>(tree: &'t Tree, live: &[bool], g: &PnfGrammar, list: Option<NodeId>) -> Names<'t> {
+fn names_of<'t>(tree: &'t Tree, live: &[bool], g: &'t PnfGrammar, list: Option<NodeId>) -> Names<'t> {
     Names::without_parameters(tree, live, g, list.is_some_and(|l| !in_body(tree, g, l)))
 }
