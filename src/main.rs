@@ -440,7 +440,7 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
         eprintln!("lopper: warning: {w}");
         events.emit(&events::Event::Warning { message: w });
     }
-    let outcome = match result {
+    let mut outcome = match result {
         Ok(o) => o,
         // The sanity runs said yes; this one did not.
         Err(ReduceError::NotInteresting(v)) => {
@@ -453,6 +453,16 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
     };
     if !outcome.interrupted {
         trust::check_result(r, oracle, &outcome, sane.flaky.is_some())?;
+    } else if let Some(text) = {
+        if !quiet {
+            eprintln!("lopper: interrupted; laying the best out (one more test; Ctrl-C again keeps it as it is)");
+        }
+        runtime::lay_out_interrupted(&r.frontend, &outcome.text, oracle, interrupt)
+    } {
+        outcome.text = text;
+        if r.output.in_place() {
+            r.output.write(&outcome.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        }
     }
     if !r.output.in_place() {
         // -o always gets the result, also when nothing smaller was found.

@@ -159,3 +159,15 @@ pub fn machine_memory_mib() -> Option<u64> {
     let kib: u64 = info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kib / 1024)
 }
+
+/// After Ctrl-C, the best (`best`, in `frontend`'s language) laid out readably, if one more
+/// test says it is still interesting: the layout step the interrupt skipped. The flag is
+/// cleared for that test, so a second Ctrl-C stops it and the best stays as tested.
+/// `None`: nothing to lay out (already laid out, a language whose indentation is syntax, a
+/// text that no longer parses) or the test said no or was stopped.
+pub fn lay_out_interrupted(frontend: &lopper_parse::Frontend, best: &str, oracle: &mut dyn Oracle, interrupt: &AtomicBool) -> Option<String> {
+    let parsed = frontend.parse(best).ok()?;
+    let laid_out = lopper_reduce::pipeline::laid_out(frontend, best, &parsed.tree).filter(|t| t != best)?;
+    interrupt.store(false, Ordering::SeqCst);
+    matches!(oracle.test(&laid_out), Ok(lopper_reduce::Verdict::Interesting)).then_some(laid_out)
+}

@@ -247,30 +247,29 @@ fn drop_comments(e: &mut Engine<'_>, tree: &Tree) -> Result<(), OracleError> {
 
 /// The layout step ([`passes::layout`]): the best laid out readably, tested once; kept if
 /// interesting and free of new syntax errors, whatever its size.
-/// Not where indentation is syntax (Python): the layout's indentation follows brackets.
-/// A project's files are laid out one by one.
 fn layout(e: &mut Engine<'_>) -> Result<(), OracleError> {
-    if e.frontend.indentation_is_syntax() && !lopper_bundle::is_bundle(&e.j.best) {
-        return Ok(());
-    }
     let Some(tree) = e.parse_best() else { return Ok(()) };
+    let Some(laid_out) = laid_out(e.frontend, &e.j.best, &tree) else { return Ok(()) };
     e.j.set_pass(passes::layout::INFO.name);
-    // A project: each file with a language laid out on its own (not where indentation is
-    // syntax), the others as they are.
-    let laid_out = if lopper_bundle::is_bundle(&e.j.best) {
-        let files: Vec<(&str, String)> = lopper_bundle::split(&e.j.best)
-            .into_iter()
-            .map(|f| {
-                let own = e.frontend.for_file(f.path).filter(|l| !l.indentation_is_syntax()).and_then(|l| l.parse(f.text).ok());
-                (f.path, own.map_or_else(|| f.text.to_string(), |p| passes::layout::layout(&p.tree)))
-            })
-            .collect();
-        lopper_bundle::join(files.iter().map(|(p, t)| (*p, t.as_str())))
-    } else {
-        passes::layout::layout(&tree)
-    };
     let text = Texts::given(vec![laid_out]);
     let tokens = tree.token_count();
     e.j.judge(Batch::new(&text, &|_| tokens))?;
     Ok(())
+}
+
+/// `text` (whose tree is `tree`) laid out readably ([`passes::layout`]), untested; `None`
+/// where indentation is syntax (Python: the layout's indentation follows brackets). A
+/// project's files are laid out one by one, each with its own language.
+pub fn laid_out(frontend: &Frontend, text: &str, tree: &Tree) -> Option<String> {
+    if !lopper_bundle::is_bundle(text) {
+        return (!frontend.indentation_is_syntax()).then(|| passes::layout::layout(tree));
+    }
+    let files: Vec<(&str, String)> = lopper_bundle::split(text)
+        .into_iter()
+        .map(|f| {
+            let own = frontend.for_file(f.path).filter(|l| !l.indentation_is_syntax()).and_then(|l| l.parse(f.text).ok());
+            (f.path, own.map_or_else(|| f.text.to_string(), |p| passes::layout::layout(&p.tree)))
+        })
+        .collect();
+    Some(lopper_bundle::join(files.iter().map(|(p, t)| (*p, t.as_str()))))
 }
