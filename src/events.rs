@@ -71,11 +71,19 @@ pub struct PassCounts {
     pub seconds: f64,
     /// Of those, seconds in tests.
     pub test_seconds: f64,
+    /// Of its tests, candidates `--ub-guard` refused (only under it).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub undefined: usize,
+}
+
+/// Whether `n` is 0 (a count only some runs have).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl From<&lopper_reduce::PassStats> for PassCounts {
     fn from(p: &lopper_reduce::PassStats) -> PassCounts {
-        PassCounts { tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds }
+        PassCounts { tests: p.tests, accepted: p.accepted, seconds: p.time.seconds, test_seconds: p.time.test_seconds, undefined: p.undefined }
     }
 }
 

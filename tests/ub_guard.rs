@@ -88,7 +88,19 @@ fn a_naive_wrong_code_test_with_the_guard_ends_free_of_undefined_behaviour_and_s
         return;
     }
     let out_path = case.path("out.c");
-    let out = case.lopper(&["--no-cache", "-j", "2", "--ub-guard", "--ub-guard-cc", "gcc", "-o", out_path.to_str().unwrap()]);
+    let stats_path = case.path("stats.json");
+    let out = case.lopper(&[
+        "--no-cache",
+        "-j",
+        "2",
+        "--ub-guard",
+        "--ub-guard-cc",
+        "gcc",
+        "--stats",
+        stats_path.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
     assert_exit(&out, 0);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let result = fs::read_to_string(&out_path).unwrap();
@@ -135,6 +147,10 @@ fn a_naive_wrong_code_test_with_the_guard_ends_free_of_undefined_behaviour_and_s
         .find_map(|l| l.trim().strip_prefix("undefined behaviour: ").and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()))
         .unwrap_or_else(|| panic!("no undefined-behaviour count in the summary:\n{stderr}"));
     assert!(refused > 0, "{stderr}");
+    // --stats counts them too, in all and per pass.
+    let stats: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats_path).unwrap()).unwrap();
+    let per_pass: u64 = stats["passes"].as_object().unwrap().values().map(|p| p["undefined"].as_u64().unwrap_or(0)).sum();
+    assert_eq!((stats["undefined"].as_u64(), per_pass), (Some(refused as u64), refused as u64), "{stats}");
 }
 
 #[test]

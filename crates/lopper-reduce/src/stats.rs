@@ -100,6 +100,8 @@ pub struct PassStats {
     pub tests: usize,
     /// Variants accepted (each a new best).
     pub accepted: usize,
+    /// Of its tests, the candidates `--ub-guard` refused (undefined behaviour).
+    pub undefined: usize,
     /// Its time.
     pub time: PassTime,
 }

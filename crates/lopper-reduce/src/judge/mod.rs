@@ -327,6 +327,7 @@ impl<'a> Judge<'a> {
                     self.stats.pass_stats[pass].tests += 1;
                     self.stats.timeouts += (v == Verdict::TimedOut) as usize;
                     self.stats.undefined += (v == Verdict::Undefined) as usize;
+                    self.stats.pass_stats[pass].undefined += (v == Verdict::Undefined) as usize;
                     if v != Verdict::Interesting {
                         self.rejected.insert(*h);
                     }
