@@ -17,7 +17,7 @@
 
 use crate::engine::Closure;
 use crate::namespaces::Namespaces;
-use crate::symbols::{declares, is, is_body, is_typedef_name, INNER_SCOPES, MEMBER_NAME, NOT_NAMES};
+use crate::symbols::{declares, is, is_body, is_name, is_typedef_name, INNER_SCOPES, MEMBER_NAME};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
@@ -73,8 +73,9 @@ impl<'t> Names<'t> {
         let mut names: HashMap<&str, (u32, usize)> = HashMap::new();
         let mut identifier = vec![false; tree.token_count()];
         for (pos, &id) in tree.token_ids().iter().enumerate() {
-            let name = |s| g.is_identifier(s) || is_typedef_name(tree, g, id, s);
-            if !live[id.0 as usize] || !tree.node(id).symbol.is_some_and(name) || skip.get(pos) == Some(&true) || NOT_NAMES.contains(&tree.token_text(id)) {
+            // `new`: a new-expression needs the `operator new` its placement form calls.
+            let name = |s| g.is_identifier(s) || is_typedef_name(tree, g, id, s) || tree.token_text(id) == "new";
+            if !live[id.0 as usize] || !tree.node(id).symbol.is_some_and(name) || skip.get(pos) == Some(&true) || !is_name(tree.token_text(id)) {
                 continue;
             }
             identifier[pos] = true;
@@ -305,20 +306,36 @@ impl Units {
                 }
             }
         }
-        // A using-directive changes what every later use sees: it stays.
+        // A using-directive changes what every later use sees: one that is an element of
+        // its own stays (one inside a namespace's body goes with that body).
         for &d in names.namespaces.as_ref().map_or(&[][..], |ns| &ns.directives[..]) {
-            if owner[d] != usize::MAX {
-                outside[owner[d]] = true;
+            let u = owner[d];
+            if u != usize::MAX && ids[tree.subtree_token_range(items[u])].iter().find(|&&t| live[t.0 as usize]).is_some_and(|&t| tree.token_text(t) == "using")
+            {
+                outside[u] = true;
             }
         }
-        // An element whose braces do not balance (tree-sitter's recovery split a block's
-        // head or closer off) goes only with its partner: it stays.
-        let unbalanced = |e: NodeId| {
-            let span = tree.subtree_token_range(e);
-            ids[span].iter().filter(|&&t| live[t.0 as usize]).map(|&t| (tree.token_text(t) == "{") as i32 - (tree.token_text(t) == "}") as i32).sum::<i32>()
-                != 0
-        };
-        let stays: Vec<bool> = (0..n).map(|i| (local && !declares[i]) || outside[i] || keep(items[i]) || unbalanced(items[i])).collect();
+        let stays: Vec<bool> = (0..n).map(|i| (local && !declares[i]) || outside[i] || keep(items[i])).collect();
+        // What tree-sitter's recovery split goes or stays whole: an element inside a block
+        // an earlier one opened (`namespace std __attribute__ …` and its `}` apart), and the
+        // element after a fragment, one that at namespace scope ends with neither `;` nor `}`
+        // (`template <…>`); a `#` line is whole. Two such neighbours name each other.
+        let live_text = |e: NodeId| ids[tree.subtree_token_range(e)].iter().filter(|&&t| live[t.0 as usize]).map(|&t| tree.token_text(t));
+        let ends = |e: NodeId| live_text(e).next_back();
+        let mut depth = 0i64;
+        for i in 0..n {
+            if i > 0 {
+                let before = items[i - 1];
+                let fragment = !local && !live_text(before).next().is_some_and(|t| t.starts_with('#')) && !matches!(ends(before), Some(";" | "}"));
+                if depth > 0 || fragment {
+                    edges[i - 1].push(i);
+                    edges[i].push(i - 1);
+                    named[i - 1] = true;
+                    named[i] = true;
+                }
+            }
+            depth = (depth + live_text(items[i]).map(|t| (t == "{") as i64 - (t == "}") as i64).sum::<i64>()).max(0);
+        }
         for e in &mut edges {
             e.sort_unstable();
             e.dedup();

@@ -58,9 +58,16 @@ fn deleting_any_unit_leaves_a_program_that_compiles() {
     // type, declared by a typedef; a using-declaration an unqualified use sees; template
     // parameters named alike in unrelated templates.
     let library = "typedef unsigned long size_t;\nnamespace std { typedef unsigned long size_t; template <typename _Tp> struct box { _Tp v; size_t n; }; template <typename _Tp> _Tp get(const box<_Tp> &b) { return b.v; } }\ntemplate <typename _Tp> struct other { _Tp w; };\nusing std::get;\nstatic size_t len(const char *s) { size_t n = 0; while (s[n]) n++; return n; }\nint spare() { return 1; }\nint boxed() { std::box<int> b{2, 0}; return get(b); }\nint main() { return (int)len(\"ab\"); }\n";
-    for (lang, compiler, x, src) in
-        [(Language::C, "gcc", "c", c), (Language::Cpp, "g++", "c++", cpp), (Language::Cpp, "g++", "c++", twice), (Language::Cpp, "g++", "c++", library)]
-    {
+    // A placement new needs the `operator new` it calls; attribute names (`__noinline__`)
+    // and a namespace head with attributes tie nothing.
+    let placement = "typedef unsigned long size_t;\ninline void *operator new(size_t, void *p) noexcept { return p; }\nstruct pod { int v; };\nnamespace lib __attribute__ ((__visibility__ (\"default\"))) { __attribute__ ((__noinline__)) int helper() { return 2; } }\nint make() { alignas(pod) static char buf[sizeof(pod)]; pod *p = new (buf) pod{3}; return p->v + lib::helper(); }\n__attribute__ ((__noinline__)) int spare() { return 1; }\nint other() { return 2; }\nint third() { return 3; }\nint main() { return make(); }\n";
+    for (lang, compiler, x, src) in [
+        (Language::C, "gcc", "c", c),
+        (Language::Cpp, "g++", "c++", cpp),
+        (Language::Cpp, "g++", "c++", twice),
+        (Language::Cpp, "g++", "c++", library),
+        (Language::Cpp, "g++", "c++", placement),
+    ] {
         let (ok, errors) = compiles(compiler, x, src);
         assert!(ok, "{compiler} rejects the original: {errors}");
         for cut in without_each_unit(lang, src) {

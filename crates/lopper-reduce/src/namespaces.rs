@@ -202,8 +202,10 @@ impl<'t> Namespaces<'t> {
             Lookup::Plain => None,
         };
         let seen: Vec<usize> = decls.iter().copied().filter(|&d| self.sees(at, d, qualifier)).collect();
-        if seen.len() == decls.len() || (seen.is_empty() && self.used.contains(name)) {
+        if seen.len() == decls.len() {
             Cow::Borrowed(decls)
+        } else if seen.is_empty() && self.used.contains(name) {
+            Cow::Owned(decls.iter().copied().filter(|&d| d != at || qualifier.is_none()).collect())
         } else {
             Cow::Owned(seen)
         }

@@ -32,10 +32,14 @@ pub(crate) const PARAMETERS: [&str; 5] = ["parameter_list", "formal_parameters",
 /// `type_identifier`s in these grammars).
 pub(crate) const DECLARED_NAME: &str = "identifier";
 
-/// GNU keywords that tree-sitter reads as identifiers where its recovery misreads a
-/// declaration (`namespace std __attribute__ …`): never a name a declaration declares.
-pub(crate) const NOT_NAMES: [&str; 10] =
-    ["__attribute__", "__attribute", "__extension__", "__restrict", "__restrict__", "__inline", "__asm__", "__typeof__", "__volatile__", "__declspec"];
+/// Whether identifier text `t` can be a declared name: not a GNU keyword that tree-sitter
+/// reads as an identifier where its recovery misreads a declaration (`namespace std
+/// __attribute__ …`), nor an attribute's name (`__malloc__`, `__nodiscard__`), which
+/// declares nothing and otherwise ties every attributed declaration to the first.
+pub(crate) fn is_name(t: &str) -> bool {
+    let attribute = t.len() > 4 && t.starts_with("__") && t.ends_with("__");
+    !attribute && !matches!(t, "__attribute" | "__restrict" | "__inline" | "__declspec")
+}
 
 /// Whether token `id` (of grammar symbol `s`) is a name the C library declares by
 /// `typedef` that tree-sitter-c/-cpp read as a primitive type (`size_t`, `int32_t`,
@@ -59,8 +63,9 @@ pub(crate) const LOCAL_DECLARATORS: [&str; 7] =
 
 /// The grammar rules (C, C++) whose name token declares a name where the rule stands at
 /// namespace scope.
-const DECLARING: [&str; 20] = [
+const DECLARING: [&str; 21] = [
     "function_declarator",
+    "operator_name",
     "init_declarator",
     "declaration",
     "pointer_declarator",
