@@ -453,15 +453,14 @@ fn reduce_with_events(r: &mut Reduction, oracle: &mut ScriptOracle, interrupt: &
     };
     if !outcome.interrupted {
         trust::check_result(r, oracle, &outcome, sane.flaky.is_some())?;
-    } else if let Some(text) = {
+    } else if !r.output.in_place() {
+        // The -o result laid out; in place the file stays as tested, where a resumed run
+        // goes on from (and finds its candidates' verdicts in the cache).
         if !quiet {
             eprintln!("lopper: interrupted; laying the best out (one more test; Ctrl-C again keeps it as it is)");
         }
-        runtime::lay_out_interrupted(&r.frontend, &outcome.text, oracle, interrupt)
-    } {
-        outcome.text = text;
-        if r.output.in_place() {
-            r.output.write(&outcome.text).map_err(|e| Fail(exit::OUTPUT, e.to_string()))?;
+        if let Some(text) = runtime::lay_out_interrupted(&r.frontend, &outcome.text, oracle, interrupt) {
+            outcome.text = text;
         }
     }
     if !r.output.in_place() {

@@ -134,6 +134,33 @@ fn parse_and_grammar_show_print_the_pnf() {
 }
 
 #[test]
+fn ctrl_c_lays_the_o_result_out_after_one_more_test() {
+    let mut src = String::new();
+    for i in 0..40 {
+        src.push_str(&format!("int f{i}(int a) {{ return a + {i}; }}\n"));
+    }
+    src.push_str("int main(void) { return needle(); }\n");
+    let case = Case::new("big.c", &src, "sleep 0.2; grep -q needle \"$1\"");
+    let out_path = case.path("out.c");
+    let child = Command::new(env!("CARGO_BIN_EXE_lopper"))
+        .args(["--no-cache", "-o", out_path.to_str().unwrap()])
+        .arg(&case.test)
+        .arg(&case.program)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_exit(&out, 130);
+    let result = fs::read_to_string(&out_path).unwrap();
+    // Laid out as a finished run's result is (emptied bodies read `int f0(int a) ;` before).
+    assert!(case.passes(&out_path) && !result.contains(" ;"), "{result}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("laying the best out"));
+    assert_eq!(fs::read_to_string(&case.program).unwrap(), src, "-o leaves FILE alone");
+}
+
+#[test]
 fn ctrl_c_mid_run_leaves_an_interesting_file_and_no_temporaries() {
     let mut src = String::new();
     for i in 0..40 {
@@ -158,8 +185,6 @@ fn ctrl_c_mid_run_leaves_an_interesting_file_and_no_temporaries() {
     let now = fs::read_to_string(&case.program).unwrap();
     assert!(case.passes(&case.program), "the file on disk is interesting after Ctrl-C:\n{now}");
     assert!(now.len() < src.len());
-    // Laid out with one more test, as a finished run's result is (`int f0(int a) ;` before).
-    assert!(!now.contains(" ;") && String::from_utf8_lossy(&out.stderr).contains("laying the best out"), "{now}");
     assert_eq!(fs::read_to_string(case.path("big.c.orig")).unwrap(), src);
     assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "the temporary root is removed");
     // Running lopper again on the file continues from there and keeps the true original.
