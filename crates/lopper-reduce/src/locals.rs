@@ -4,7 +4,7 @@
 //! function's or template's: `__n`, `startRef` or `_Tp` in one declaration says nothing
 //! about another.
 
-use crate::symbols::{is, is_body, DECLARED_NAME, LOCAL_DECLARATORS, PARAMETERS};
+use crate::symbols::{is, is_body, is_word, DECLARED_NAME, LOCAL_DECLARATORS, PARAMETERS};
 use foldhash::{HashSet, HashSetExt};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
@@ -108,7 +108,5 @@ fn template_parameters(tree: &Tree, live: &[bool], g: &PnfGrammar, local: &mut [
 
 /// Whether token text `t` is a name, not a keyword of a template parameter list.
 fn is_name(t: &str) -> bool {
-    t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !matches!(t, "typename" | "class" | "template" | "int" | "bool" | "char" | "unsigned" | "long" | "short" | "signed" | "auto" | "const")
+    is_word(t) && !matches!(t, "typename" | "class" | "template" | "int" | "bool" | "char" | "unsigned" | "long" | "short" | "signed" | "auto" | "const")
 }

@@ -8,6 +8,7 @@
 //! beyond a scan of tokens (argument-dependent lookup, using-declarations), the graph falls
 //! back to every declaration of the name.
 
+use crate::symbols::is_word;
 use lopper_tree::Tree;
 use std::borrow::Cow;
 
@@ -226,7 +227,5 @@ impl<'t> Namespaces<'t> {
 
 /// Whether token text `t` is a name (not an attribute's keyword).
 fn is_name(t: &str) -> bool {
-    t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !matches!(t, "__attribute__" | "__attribute" | "__declspec" | "alignas")
+    is_word(t) && !matches!(t, "__attribute__" | "__attribute" | "__declspec" | "alignas")
 }

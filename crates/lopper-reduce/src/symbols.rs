@@ -32,6 +32,13 @@ pub(crate) const PARAMETERS: [&str; 5] = ["parameter_list", "formal_parameters",
 /// `type_identifier`s in these grammars).
 pub(crate) const DECLARED_NAME: &str = "identifier";
 
+/// Whether token text `t` has an identifier's shape (a letter or `_`, then letters, digits
+/// or `_`): what the scans of tokens (namespaces, template parameters) read as a name,
+/// before each leaves out its own keywords.
+pub(crate) fn is_word(t: &str) -> bool {
+    t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Whether identifier text `t` can be a declared name: not a GNU keyword that tree-sitter
 /// reads as an identifier where its recovery misreads a declaration (`namespace std
 /// __attribute__ …`), nor an attribute's name (`__malloc__`, `__nodiscard__`), which
