@@ -133,14 +133,21 @@ fn parse_and_grammar_show_print_the_pnf() {
     assert!(text.contains("program ::= "));
 }
 
-#[test]
-fn ctrl_c_lays_the_o_result_out_after_one_more_test() {
+/// The Ctrl-C tests' case: 40 functions and a `main` naming `needle`, whose test greps
+/// for it after 0.2 s (slow enough to interrupt mid-run); the source and the case.
+fn slow_needle_case() -> (String, Case) {
     let mut src = String::new();
     for i in 0..40 {
         src.push_str(&format!("int f{i}(int a) {{ return a + {i}; }}\n"));
     }
     src.push_str("int main(void) { return needle(); }\n");
     let case = Case::new("big.c", &src, "sleep 0.2; grep -q needle \"$1\"");
+    (src, case)
+}
+
+#[test]
+fn ctrl_c_lays_the_o_result_out_after_one_more_test() {
+    let (src, case) = slow_needle_case();
     let out_path = case.path("out.c");
     let child = Command::new(env!("CARGO_BIN_EXE_lopper"))
         .args(["--no-cache", "-o", out_path.to_str().unwrap()])
@@ -162,12 +169,7 @@ fn ctrl_c_lays_the_o_result_out_after_one_more_test() {
 
 #[test]
 fn ctrl_c_mid_run_leaves_an_interesting_file_and_no_temporaries() {
-    let mut src = String::new();
-    for i in 0..40 {
-        src.push_str(&format!("int f{i}(int a) {{ return a + {i}; }}\n"));
-    }
-    src.push_str("int main(void) { return needle(); }\n");
-    let case = Case::new("big.c", &src, "sleep 0.2; grep -q needle \"$1\"");
+    let (src, case) = slow_needle_case();
     let tmp = case.path("tmp");
     fs::create_dir(&tmp).unwrap();
     let child =
