@@ -160,8 +160,11 @@ fn unused_declarations_go_together_in_fewer_tests() {
         results.push((tokens(Language::C, &reduced), s));
     }
     let ((t1, s1), (t2, s2)) = (&results[0], &results[1]);
-    // Measured: 12 tokens both ways, 61 tests with Perses alone, 37 with `unused` first.
+    // Measured: 12 tokens both ways, 61 tests with Perses alone, 38 with `unused` first
+    // (whose round start runs the slices first: they take the unused functions with the
+    // helpers only they call, 5 of 10 tests accepted).
     assert!(t2 <= t1, "perses {t1} tokens, with unused {t2}");
     assert!(s2["tests"].as_u64() < s1["tests"].as_u64(), "tests: perses {}, with unused {}", s1["tests"], s2["tests"]);
-    assert!(s2["passes"]["unused"]["accepted"].as_u64().unwrap() > 0, "{}", s2["passes"]);
+    let accepted = |pass: &str| s2["passes"][pass]["accepted"].as_u64().unwrap_or(0);
+    assert!(accepted("unused") + accepted("slices") > 0, "{}", s2["passes"]);
 }

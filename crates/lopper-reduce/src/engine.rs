@@ -132,6 +132,9 @@ pub(crate) struct Engine<'a> {
     /// Whether the test accepts a program that names what a deletion removed, as learned
     /// from the list deletions' probes ([`DanglingUses`]).
     pub(crate) dangling: DanglingUses,
+    /// The names declared by the heads a `slices` search kept (the test needs those
+    /// declarations): kept by every later one, which would otherwise judge them again.
+    pub(crate) slices_kept: std::collections::HashSet<String>,
 }
 
 /// One round's tree and reduction state: the edits accepted so far over the tree, and

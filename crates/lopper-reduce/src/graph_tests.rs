@@ -25,12 +25,18 @@ fn compiles(compiler: &str, lang: &str, src: &str) -> (bool, String) {
 /// Per unit of `src`'s top-level list (`main` kept, as a test would keep it): the program
 /// without that unit.
 fn without_each_unit(lang: Language, src: &str) -> Vec<String> {
+    without_each(lang, src, false)
+}
+
+/// As [`without_each_unit`], over the top-level list's elements (`flat` false) or the
+/// declarations at namespace scope, as the `slices` search takes them.
+fn without_each(lang: Language, src: &str, flat: bool) -> Vec<String> {
     let f = Frontend::new(lang).unwrap();
     let tree = f.parse(src).unwrap().tree;
     let edits = EditSet::default();
     let live = tree.live(&edits);
     let names = Names::without_parameters(&tree, &live, f.grammar(), true);
-    let items: Vec<NodeId> = tree.node(tree.root()).children.to_vec();
+    let items: Vec<NodeId> = if flat { crate::slices::scope_items(&tree, f.grammar(), &live, tree.root()) } else { tree.node(tree.root()).children.to_vec() };
     let is_main = |n: NodeId| tree.subtree_token_ids(n).iter().any(|&t| tree.token_text(t) == "main");
     let units = Units::of(&names, &tree, &live, &items, &is_main);
     let text = |n: NodeId| tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).collect::<Vec<_>>().join(" ");
@@ -91,4 +97,48 @@ fn a_namespace_no_use_can_see_is_a_unit_of_its_own() {
         let (ok, errors) = compiles("g++", "c++", &cut);
         assert!(ok, "g++ rejects the program without one unit:\n{cut}\n{errors}");
     }
+}
+
+#[test]
+fn any_slice_of_the_declarations_at_namespace_scope_leaves_a_program_that_compiles() {
+    // The `slices` search's items: the members of namespaces and linkage specifications
+    // (one glued by tree-sitter's recovery to its attributes), each deleted with what only
+    // it reaches; an emptied namespace stays as its braces.
+    let src = "extern \"C\" { int puts(const char *); int abs(int); }\nnamespace lib __attribute__ ((__visibility__ (\"default\"))) {\ntypedef unsigned long size_t;\ntemplate <typename _Tp> struct box { _Tp v; size_t n; };\nstruct base { int v; };\nstruct derived : base { int w; };\ninline int first(const derived &d) { return d.v; }\nnamespace detail { inline int helper(box<int> b) { return b.v; } }\ninline int wrapped() { box<int> b{1, 0}; return detail::helper(b); }\ninline int idle() { return 3; }\n}\nnamespace app { int run() { lib::derived d{}; return lib::first(d) + abs(-1); } int spare() { return puts(\"x\"); } }\nint main() { return app::run(); }\n";
+    let (ok, errors) = compiles("g++", "c++", src);
+    assert!(ok, "g++ rejects the original: {errors}");
+    let cuts = without_each(Language::Cpp, src, true);
+    assert!(cuts.iter().any(|cut| !cut.contains("helper") && !cut.contains("box")), "no slice takes wrapped() with helper and box: {cuts:#?}");
+    for cut in cuts {
+        let (ok, errors) = compiles("g++", "c++", &cut);
+        assert!(ok, "g++ rejects the program without one slice:\n{cut}\n{errors}");
+    }
+}
+
+#[test]
+fn slices_keep_what_the_needed_function_reaches_in_a_few_tests_a_level() {
+    // A library namespace of 24 chained structs and 24 functions, each function reaching
+    // its struct's chain; main calls f5. Under g++ and a needle in main, the search keeps
+    // s0..s5, f5 and main, by a ddmin over the 25 heads: a few tests a level, not one per
+    // declaration.
+    let mut src = String::from("namespace lib __attribute__ ((__visibility__ (\"default\"))) {\nstruct s0 { int v; };\n");
+    for i in 1..24 {
+        src.push_str(&format!("struct s{i} {{ s{} prev; int v; }};\n", i - 1));
+    }
+    for i in 0..24 {
+        src.push_str(&format!("inline int f{i}() {{ s{i} x{{}}; return x.v; }}\n"));
+    }
+    src.push_str("}\nint main() { int needle = lib::f5(); return needle; }\n");
+    let (ok, errors) = compiles("g++", "c++", &src);
+    assert!(ok, "g++ rejects the original: {errors}");
+    let f = Frontend::new(Language::Cpp).unwrap();
+    let mut oracle = |c: &str| c.contains("needle") && compiles("g++", "c++", c).0;
+    let pipeline = crate::Pipeline::built_in(&["slices"]).unwrap();
+    let out = crate::reduce(&f, &src, &mut oracle, &crate::Options::perses(1), pipeline, &mut crate::NoProgress).unwrap();
+    for i in 0..24 {
+        assert_eq!(out.text.contains(&format!("struct s{i} ")), i <= 5, "s{i}:\n{}", out.text);
+        assert_eq!(out.text.contains(&format!("int f{i}(")), i == 5, "f{i}:\n{}", out.text);
+    }
+    let slices = out.stats.pass_named("slices").unwrap();
+    assert!(slices.tests <= 12, "{:?}", out.stats.pass_stats);
 }

@@ -23,6 +23,7 @@ mod namespaces;
 pub mod passes;
 pub mod perses;
 pub mod pipeline;
+pub mod slices;
 pub mod stats;
 mod symbols;
 mod ub_safe;

@@ -130,3 +130,22 @@ pub(crate) fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> b
     };
     declares && !tree.ancestors(a).any(|s| is(tree, g, s, &INNER_SCOPES) || is_body(tree, g, s) || is(tree, g, s, &PARAMETERS))
 }
+
+/// Whether list element `e` declares an operator function at its own level (`bool
+/// operator==(…)`, not a class's member operator, nor `operator new`, which a
+/// new-expression names): a program uses it through an expression's operator, which names
+/// no identifier.
+pub(crate) fn declares_operator(tree: &Tree, g: &PnfGrammar, live: &[bool], e: NodeId) -> bool {
+    let mut stack = vec![e];
+    while let Some(n) = stack.pop() {
+        if !live[n.0 as usize] || is(tree, g, n, &INNER_SCOPES) || is_body(tree, g, n) || is(tree, g, n, &PARAMETERS) {
+            continue;
+        }
+        if is(tree, g, n, &["operator_name"]) {
+            let mut tokens = tree.subtree_token_ids(n).iter().filter(|&&t| live[t.0 as usize]).map(|&t| tree.token_text(t)).skip(1);
+            return !matches!(tokens.next(), Some("new") | None);
+        }
+        stack.extend(tree.node(n).children.iter().copied());
+    }
+    false
+}

@@ -197,6 +197,8 @@ pub enum CoarseSearch {
     Definitions,
     /// Every place of one kind of list emptied (`instances`).
     Instances,
+    /// The outermost list's reference-graph heads, each with what only it reaches (`slices`).
+    Slices,
 }
 
 /// How a registry entry becomes part of a reduction.

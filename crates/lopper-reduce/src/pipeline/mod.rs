@@ -92,6 +92,7 @@ pub fn reduce(
         perses_memo: Memo::Off,
         render: RenderOptions::default(),
         dangling: DanglingUses::Probing(0, 0),
+        slices_kept: Default::default(),
     };
     let mut v = e.j.test_original().map_err(ReduceError::Oracle)?;
     if v != Verdict::Interesting && (opts.replay_every > 0 || opts.confirm) {
@@ -225,6 +226,7 @@ impl Fixpoint {
                         CoarseSearch::Files => e.files(tree),
                         CoarseSearch::Definitions => e.definitions(tree),
                         CoarseSearch::Instances => e.instances(tree),
+                        CoarseSearch::Slices => e.slices(tree),
                     };
                     let Some(t) = result? else { return Ok(None) };
                     tree = t;

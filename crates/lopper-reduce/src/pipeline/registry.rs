@@ -8,13 +8,14 @@ use crate::passes::{
     aliases, arguments, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, CoarseSearch, Group,
     Kind, Pass, PassInfo,
 };
-use crate::{definitions, files, instances, perses, unused};
+use crate::{definitions, files, instances, perses, slices, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 19] = [
+pub const REGISTRY: [&PassInfo; 20] = [
     &definitions::INFO,
     &files::INFO,
+    &slices::INFO,
     &instances::INFO,
     &unused::INFO,
     &perses::INFO,

@@ -89,7 +89,9 @@ impl RoundHooks for UnusedSearch {
 }
 
 impl UnusedSearch {
-    /// The search at the start of a Perses round: [`Self::remove_unused`] on every list
+    /// The search at the start of a Perses round: the slices of the declarations at
+    /// namespace scope first ([`crate::slices`], with this search's pinned names, which it
+    /// extends), then [`Self::remove_unused`] on every list
     /// of the round's tree with two children or more, outer lists first. The lists where
     /// it would stop at once are skipped with one name table per state, not one per list:
     /// a table covers the whole program, so one per list made the scan quadratic
@@ -101,6 +103,8 @@ impl UnusedSearch {
     /// (Where the test needed some of it, such as C's `main`, the candidate failed on the
     /// corpus: one test more on scev.)
     fn remove_unused_all(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
+        let kept = e.slice(r, &self.pinned)?;
+        self.pinned.extend(kept);
         e.j.set_pass(INFO.name);
         let lists = lists(&r.tree, &r.state);
         let (mut i, mut first) = (0, true);

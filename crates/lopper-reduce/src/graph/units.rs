@@ -1,0 +1,270 @@
+//! A list's reference graph ([`Units`]): its heads, and what goes with any set of them.
+
+use super::Names;
+use crate::engine::Closure;
+use crate::symbols::{declares_operator, is, is_body, INNER_SCOPES};
+use lopper_tree::{NodeId, Tree};
+
+/// A list's elements as the reference graph among them (see the module docs): its heads
+/// and, for any set of heads deleted, what goes with them.
+#[derive(Debug)]
+pub(crate) struct Units {
+    /// The heads that may go, in list order.
+    heads: Vec<NodeId>,
+    /// Per head (same order), its index in `items`.
+    head_at: Vec<usize>,
+    /// The list's live elements, in order.
+    items: Vec<NodeId>,
+    /// Per element, the elements it names (indices, ascending).
+    edges: Vec<Vec<usize>>,
+    /// Per element, whether it stays whatever goes (see [`Units::of`]).
+    stays: Vec<bool>,
+    /// The operators and specializations at namespace scope (indices): each stays exactly
+    /// while all it names stays.
+    implicit: Vec<usize>,
+}
+
+impl Units {
+    /// The reference graph of `items` (a list's live elements, in order) of `tree` under a
+    /// state whose live nodes are `live` and whose identifiers `names` holds. An element
+    /// stays that `keep` holds or whose name is used outside the list, and so does all it
+    /// names; so does an element without a name, and, in a function or class body, an
+    /// element that declares no name (a statement, `public:`). The heads are the other
+    /// elements no element names, and one element of each group that names only each
+    /// other: at namespace scope, a declaration nothing uses, an explicit instantiation.
+    /// At namespace scope, an operator or a specialization is no head: it stays exactly
+    /// while all it names stays; a member defined outside its class is named by the class.
+    pub(crate) fn of(names: &Names<'_>, tree: &Tree, live: &[bool], items: &[NodeId], keep: &dyn Fn(NodeId) -> bool) -> Units {
+        let n = items.len();
+        let ids = tree.token_ids();
+        let list = items.first().and_then(|&e| tree.node(e).parent);
+        let local = list
+            .is_some_and(|l| std::iter::once(l).chain(tree.ancestors(l)).any(|a| is(tree, names.grammar, a, &INNER_SCOPES) || is_body(tree, names.grammar, a)));
+        // Per token position: the element (index) holding it.
+        let mut owner = vec![usize::MAX; ids.len()];
+        for (i, &e) in items.iter().enumerate() {
+            owner[tree.subtree_token_range(e)].fill(i);
+        }
+        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut declares = vec![false; n];
+        let mut outside = vec![false; n];
+        let mut named = vec![false; n];
+        let mut has_name = vec![false; n];
+        for (pos, &id) in ids.iter().enumerate() {
+            if !names.is_identifier(pos) || !live[id.0 as usize] {
+                continue;
+            }
+            let name = tree.token_text(id);
+            let first = names.first(name);
+            let targets = names.declarations(name, &first, list, pos);
+            let u = owner[pos];
+            if u != usize::MAX {
+                has_name[u] = true;
+            }
+            // A declaration is no use; a use needs every declaration of its name.
+            if targets.binary_search(&pos).is_ok() {
+                if u != usize::MAX {
+                    declares[u] = true;
+                }
+                continue;
+            }
+            for &t in targets.iter() {
+                let d = owner[t];
+                if d == usize::MAX {
+                    continue;
+                }
+                if u == usize::MAX {
+                    outside[d] = true;
+                } else if u != d {
+                    edges[u].push(d);
+                    named[d] = true;
+                }
+            }
+        }
+        // A using-directive changes what every later use sees: one that is an element of
+        // its own stays (one inside a namespace's body goes with that body).
+        for &d in names.namespaces.as_ref().map_or(&[][..], |ns| &ns.directives[..]) {
+            let u = owner[d];
+            if u != usize::MAX && ids[tree.subtree_token_range(items[u])].iter().find(|&&t| live[t.0 as usize]).is_some_and(|&t| tree.token_text(t) == "using")
+            {
+                outside[u] = true;
+            }
+        }
+        // An element without a name (what the parser's recovery split off a namespace's
+        // head, `((__visibility__ ("default")))`) declares nothing: Perses' to delete.
+        let stays: Vec<bool> = (0..n).map(|i| (local && !declares[i]) || !has_name[i] || outside[i] || keep(items[i])).collect();
+        // What tree-sitter's recovery split goes or stays whole: an element inside a block
+        // an earlier one opened (`namespace std __attribute__ …` and its `}` apart), and the
+        // element after a fragment, one that at namespace scope ends with neither `;` nor `}`
+        // (`template <…>`); a `#` line is whole. Two such neighbours name each other.
+        let live_text = |e: NodeId| ids[tree.subtree_token_range(e)].iter().filter(|&&t| live[t.0 as usize]).map(|&t| tree.token_text(t));
+        let ends = |e: NodeId| live_text(e).next_back();
+        let mut depth = 0i64;
+        for i in 0..n {
+            if i > 0 {
+                let before = items[i - 1];
+                let fragment = !local && !live_text(before).next().is_some_and(|t| t.starts_with('#')) && !matches!(ends(before), Some(";" | "}"));
+                if depth > 0 || fragment {
+                    edges[i - 1].push(i);
+                    edges[i].push(i - 1);
+                    named[i - 1] = true;
+                    named[i] = true;
+                }
+            }
+            depth = (depth + live_text(items[i]).map(|t| (t == "{") as i64 - (t == "}") as i64).sum::<i64>()).max(0);
+        }
+        // At namespace scope, what declares no name of its own is used without being named:
+        // an operator (through expressions), a specialization (through its template) goes
+        // with what it names, never on its own (not a head).
+        let mut implicit = vec![false; n];
+        for i in (0..n).filter(|&i| !local && !stays[i] && !declares[i]) {
+            match (declares_operator(tree, names.grammar, live, items[i]), qualifier(names, tree, live, items[i])) {
+                (true, _) | (false, Some(Err(_))) => implicit[i] = !named[i],
+                // A member defined outside its class (`T X::m = …;`) stays with its class.
+                (false, Some(Ok(p))) => {
+                    let name = tree.token_text(ids[p]);
+                    for &t in names.declarations(name, &names.first(name), list, p).iter() {
+                        if owner[t] != usize::MAX && owner[t] != i {
+                            edges[owner[t]].push(i);
+                            named[i] = true;
+                        }
+                    }
+                }
+                (false, None) => {}
+            }
+        }
+        for e in &mut edges {
+            e.sort_unstable();
+            e.dedup();
+        }
+        // The roots, then one element of each group no root reaches (cycles), in list order.
+        let mut head_at: Vec<usize> = (0..n).filter(|&i| !stays[i] && !named[i] && !implicit[i]).collect();
+        let mut reached = implicit.clone();
+        for i in (0..n).filter(|&i| stays[i] || (!named[i] && !implicit[i])) {
+            reach(&edges, i, &mut reached);
+        }
+        // By decreasing DFS finish time, the first unreached element of each group lies in
+        // a group no other unreached group names (as in Kosaraju's first pass).
+        for i in finish_order(&edges, &reached).into_iter().rev() {
+            if !reached[i] {
+                head_at.push(i);
+                reach(&edges, i, &mut reached);
+            }
+        }
+        head_at.sort_unstable();
+        let implicit = (0..n).filter(|&i| implicit[i]).collect();
+        Units { heads: head_at.iter().map(|&i| items[i]).collect(), head_at, items: items.to_vec(), edges, stays, implicit }
+    }
+
+    /// The heads that may go, in list order.
+    pub(crate) fn heads(&self) -> &[NodeId] {
+        &self.heads
+    }
+
+    /// Per head, the other elements that go when it goes alone.
+    #[cfg(test)]
+    pub(crate) fn members(&self) -> Vec<Vec<NodeId>> {
+        (0..self.heads.len())
+            .map(|k| {
+                let mut deleted = vec![false; self.heads.len()];
+                deleted[k] = true;
+                let mut unit = self.close(&mut deleted);
+                unit.sort_unstable();
+                unit
+            })
+            .collect()
+    }
+}
+
+impl Closure for Units {
+    /// What goes with the marked heads (`deleted`: one flag per head): every element that
+    /// neither a staying element nor a remaining head reaches any more. What remains then
+    /// names nothing deleted: a remaining element naming a deleted one would reach it.
+    fn close(&self, deleted: &mut [bool]) -> Vec<NodeId> {
+        let mut reached = vec![false; self.items.len()];
+        let mut is_head = vec![false; self.items.len()];
+        for (k, &i) in self.head_at.iter().enumerate() {
+            is_head[i] = true;
+            if !deleted[k] {
+                reach(&self.edges, i, &mut reached);
+            }
+        }
+        for i in (0..self.items.len()).filter(|&i| self.stays[i]) {
+            reach(&self.edges, i, &mut reached);
+        }
+        // An operator or a specialization stays while all it names stays (one may name
+        // another).
+        let mut changed = true;
+        while std::mem::take(&mut changed) {
+            for &i in &self.implicit {
+                if !reached[i] && self.edges[i].iter().all(|&d| reached[d]) {
+                    reached[i] = true;
+                    changed = true;
+                }
+            }
+        }
+        (0..self.items.len()).filter(|&i| !reached[i] && !is_head[i]).map(|i| self.items[i]).collect()
+    }
+
+    /// A unit takes what only its head uses, never a user: its head alone goes validly too.
+    fn takes_users(&self) -> bool {
+        false
+    }
+}
+
+/// What element `e` (declaring no name of its own) qualifies or specializes, from its first
+/// live identifier followed by `::` or `<`: `Ok` with that identifier's token position where
+/// `::` follows (`X` in `T X::m`, a member defined outside its class), `Err` where `<`
+/// follows (`hash<int>`, a specialization); `None` for neither, or an explicit
+/// instantiation (`template class …`, `extern template …`), which goes on its own.
+fn qualifier(names: &Names<'_>, tree: &Tree, live: &[bool], e: NodeId) -> Option<Result<usize, usize>> {
+    let ids = tree.token_ids();
+    let span = tree.subtree_token_range(e);
+    let live_at: Vec<usize> = span.filter(|&p| live[ids[p].0 as usize]).collect();
+    let text = |k: usize| live_at.get(k).map(|&p| tree.token_text(ids[p]));
+    if text(0) == Some("extern") || (text(0) == Some("template") && text(1) != Some("<")) {
+        return None;
+    }
+    let k = (0..live_at.len()).find(|&k| names.is_identifier(live_at[k]) && matches!(text(k + 1), Some("::" | "<")))?;
+    Some(if text(k + 1) == Some("::") { Ok(live_at[k]) } else { Err(live_at[k]) })
+}
+
+/// The nodes not `skip`ped in increasing DFS finish time (postorder) along `edges`, each
+/// search started from the lowest node not yet visited.
+fn finish_order(edges: &[Vec<usize>], skip: &[bool]) -> Vec<usize> {
+    let mut seen = skip.to_vec();
+    let mut order = Vec::new();
+    for start in 0..edges.len() {
+        if std::mem::replace(&mut seen[start], true) {
+            continue;
+        }
+        // An explicit stack: lists of thousands of elements nest deeply.
+        let mut stack = vec![(start, 0usize)];
+        while let Some((u, k)) = stack.pop() {
+            if let Some(&v) = edges[u].get(k) {
+                stack.push((u, k + 1));
+                if !std::mem::replace(&mut seen[v], true) {
+                    stack.push((v, 0));
+                }
+            } else {
+                order.push(u);
+            }
+        }
+    }
+    order
+}
+
+/// Marks in `reached` every node reachable from `from` along `edges`.
+fn reach(edges: &[Vec<usize>], from: usize, reached: &mut [bool]) {
+    if std::mem::replace(&mut reached[from], true) {
+        return;
+    }
+    let mut stack = vec![from];
+    while let Some(u) = stack.pop() {
+        for &v in &edges[u] {
+            if !std::mem::replace(&mut reached[v], true) {
+                stack.push(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Dependency-closed slices (issue 52, point 1): ddmin over the heads of the reference
+//! graph ([`Units`]) of every declaration at namespace scope ([`scope_items`]: the
+//! translation unit's, and inside its namespaces and `extern "C"` blocks, but not those
+//! blocks whole), each candidate deleting its heads with every declaration only they
+//! reach. The heads are the declarations nothing else names and one of each group that
+//! names only itself. The first candidate deletes every head: what stays is what the
+//! elements that must stay reach. So on a preprocessed C++ file, whose library
+//! declarations only the program's own code names, the code the test does not need goes
+//! with all of the library only it used, in a few tests a level of ddmin, where Perses'
+//! deletions and the unused search take one declaration or one chain per test. By name, as
+//! the graph is: a wrong guess costs a failed test, never a wrong result.
+//!
+//! Once before the rest, after `definitions` (bodies made declarations no longer name
+//! what they used), and at the start of each Perses round as part of the unused search.
+
+use crate::engine::{Deletion, Empty, Engine, Round};
+use crate::graph::{Names, Units};
+use crate::oracle::OracleError;
+use crate::passes::{CoarseSearch, Group, Kind, PassInfo};
+use crate::symbols::{is, INNER_SCOPES};
+use lopper_grammar::PnfGrammar;
+use lopper_tree::{NodeId, NodeKind, Tree};
+use std::collections::HashSet;
+
+/// The search in the registry.
+pub const INFO: PassInfo = PassInfo {
+    name: "slices",
+    plain: "removing unneeded declarations with all they alone use",
+    about: "dependency-closed slices: ddmin over the heads of the reference graph of the declarations at namespace scope (what nothing else names; a namespace's members, not the namespace whole), each deleted with every declaration only it reaches, all of them the first candidate; once, after definitions, and at the start of each Perses round",
+    group: Group::First,
+    grows: false,
+    kind: Kind::Coarse(CoarseSearch::Slices),
+};
+
+/// Programs under this many tokens are left to Perses: the search costs at least one test.
+const MIN_PROGRAM: usize = 200;
+
+impl Engine<'_> {
+    /// The search over `tree` (the best's), once: the tree of the best after it, `None` if
+    /// the best no longer parses.
+    ///
+    /// # Errors
+    /// The judge's.
+    pub(crate) fn slices(&mut self, tree: Tree) -> Result<Option<Tree>, OracleError> {
+        if tree.token_count() < MIN_PROGRAM {
+            return Ok(Some(tree));
+        }
+        self.j.set_pass(INFO.name);
+        let mut r = Round::new(tree);
+        self.slice(&mut r, &HashSet::new())?;
+        if !r.progress {
+            return Ok(Some(r.tree));
+        }
+        Ok(self.parse_best())
+    }
+
+    /// ddmin over the heads of the declarations at namespace scope of the round's tree
+    /// (whose root must be a list), with the elements declaring a `pinned` name kept, and
+    /// those an earlier slice kept; returns the names the heads it kept declare (the test
+    /// needs those elements).
+    ///
+    /// # Errors
+    /// The judge's.
+    pub(crate) fn slice(&mut self, r: &mut Round, pinned: &HashSet<String>) -> Result<Vec<String>, OracleError> {
+        let list = r.tree.root();
+        if !matches!(r.tree.node(list).kind, NodeKind::Star | NodeKind::Plus) {
+            return Ok(Vec::new());
+        }
+        let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
+        let kept_before = &self.slices_kept;
+        let is_pinned = |x: NodeId| names.declared(x, &r.live).is_some_and(|n| pinned.contains(n) || kept_before.contains(n));
+        let elements = scope_items(&r.tree, self.g, &r.live, list);
+        let units = Units::of(&names, &r.tree, &r.live, &elements, &is_pinned);
+        let heads = units.heads().to_vec();
+        if heads.len() < 2 {
+            return Ok(Vec::new());
+        }
+        self.j.set_pass(INFO.name);
+        let kept = self.ddmin_delete(r, Deletion { dependents: Some(&units), ..Deletion::of(heads, Empty::DeleteItems) })?;
+        let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
+        let kept: Vec<String> = kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string).collect();
+        self.slices_kept.extend(kept.iter().cloned());
+        Ok(kept)
+    }
+}
+
+/// The live declarations at namespace scope under `list` (the outermost list), in order:
+/// its elements, where an element that is a namespace or a linkage specification
+/// (`namespace N {…}`, `extern "C" {…}`, as tree-sitter reads it or as its recovery glues
+/// it) gives the elements of its body instead, recursively. Deleting all of a body's
+/// elements leaves `namespace N {}`, which compilers accept; so a needed declaration keeps
+/// only its namespace's braces, not the whole namespace. What such a block holds outside
+/// any list (its head, a declaration its recovery glued in) belongs to no item. In a
+/// project bundle, each parsed file gives its translation unit's elements.
+pub(crate) fn scope_items(tree: &Tree, g: &PnfGrammar, live: &[bool], list: NodeId) -> Vec<NodeId> {
+    let files: HashSet<NodeId> = crate::files::bundle_files(tree).into_iter().map(|(f, _)| f).collect();
+    let mut out = Vec::new();
+    let mut stack: Vec<NodeId> = tree.node(list).children.iter().rev().copied().collect();
+    while let Some(e) = stack.pop() {
+        if !live[e.0 as usize] {
+            continue;
+        }
+        if files.contains(&e) {
+            // A file's header, then its tree (none for a file reduced by lines).
+            if let Some(&unit) =
+                tree.node(e).children.get(1).filter(|&&u| tree.node(u).symbol.is_some() && matches!(tree.node(u).kind, NodeKind::Star | NodeKind::Plus))
+            {
+                stack.extend(tree.node(unit).children.iter().rev().copied());
+            }
+            continue;
+        }
+        let opaque = tree.node(e).kind == NodeKind::Opaque;
+        if opaque || opens_scope(tree, live, e) {
+            let mut bodies = Vec::new();
+            scope_bodies(tree, g, live, e, &mut bodies);
+            stack.extend(bodies.iter().rev().flat_map(|&b| tree.node(b).children.iter().rev().copied()));
+        } else {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Whether `e`'s first live tokens are `namespace`, or `extern` and a string: it opens a
+/// namespace or a linkage specification.
+fn opens_scope(tree: &Tree, live: &[bool], e: NodeId) -> bool {
+    let mut tokens = tree.token_ids()[tree.subtree_token_range(e)].iter().filter(|&&t| live[t.0 as usize]).map(|&t| tree.token_text(t));
+    match tokens.next() {
+        Some("namespace") => true,
+        Some("extern") => tokens.next().is_some_and(|t| t.starts_with('"')),
+        _ => false,
+    }
+}
+
+/// The lists of declarations inside `n`'s braces (`n` opens a scope), in order: each child
+/// that is `{`, a Kleene star, `}` (not a class body), and those inside a child the
+/// parser could not read (an opaque node) or that opens a scope itself.
+fn scope_bodies(tree: &Tree, g: &PnfGrammar, live: &[bool], n: NodeId, out: &mut Vec<NodeId>) {
+    let token = |c: NodeId, s: &str| tree.node(c).kind == NodeKind::Token && tree.token_text(c) == s;
+    for &c in &tree.node(n).children {
+        if !live[c.0 as usize] {
+            continue;
+        }
+        match tree.node(c).children[..] {
+            [open, body, close]
+                if token(open, "{")
+                    && token(close, "}")
+                    && matches!(tree.node(body).kind, NodeKind::Star | NodeKind::Plus)
+                    && !is(tree, g, c, &INNER_SCOPES) =>
+            {
+                out.push(body);
+            }
+            _ if matches!(tree.node(c).kind, NodeKind::Star | NodeKind::Plus) && tree.node(n).kind == NodeKind::Opaque => out.push(c),
+            _ if tree.node(c).kind == NodeKind::Opaque || opens_scope(tree, live, c) => scope_bodies(tree, g, live, c, out),
+            _ => {}
+        }
+    }
+}
