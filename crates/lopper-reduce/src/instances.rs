@@ -54,7 +54,8 @@ impl Engine<'_> {
     /// # Errors
     /// The judge's.
     pub(crate) fn instances(&mut self, tree: Tree) -> Result<Option<Tree>, OracleError> {
-        if tree.token_count() < MIN_PROGRAM {
+        // The input's size decides: `slices` before this may leave a large program small.
+        if self.j.stats.tokens_before < MIN_PROGRAM {
             return Ok(Some(tree));
         }
         self.j.set_pass(INFO.name);
