@@ -36,7 +36,7 @@ pub const INFO: PassInfo = PassInfo {
 /// program's tokens: the search costs at least one test per kind.
 const MIN_SHARE: usize = 8;
 
-/// Nor on programs under `MIN_PROGRAM` tokens, where Perses' own order costs fewer tests
+/// Nor where the input had under `MIN_PROGRAM` tokens, where Perses' own order costs fewer tests
 /// (measured on the corpus: on the C, Java and JavaScript cases under 20k tokens the search
 /// added 16–261 tests, on the C case of 20.7k it added 23, on the two C cases over 25k it
 /// saved 128 and 180).

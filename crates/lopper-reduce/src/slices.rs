@@ -17,7 +17,7 @@ use crate::engine::{Deletion, Empty, Engine, Round};
 use crate::graph::{Names, Units};
 use crate::oracle::OracleError;
 use crate::passes::{CoarseSearch, Group, Kind, PassInfo};
-use crate::symbols::{is, INNER_SCOPES};
+use crate::symbols::{is, live_texts, INNER_SCOPES};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 use std::collections::HashSet;
@@ -45,6 +45,7 @@ impl Engine<'_> {
         if tree.token_count() < MIN_PROGRAM {
             return Ok(Some(tree));
         }
+        // Counted as this pass even where no head goes, as every search is.
         self.j.set_pass(INFO.name);
         let mut r = Round::new(tree);
         self.slice(&mut r, &HashSet::new())?;
@@ -56,15 +57,15 @@ impl Engine<'_> {
 
     /// ddmin over the heads of the declarations at namespace scope of the round's tree
     /// (whose root must be a list), with the elements declaring a `pinned` name kept, and
-    /// those an earlier slice kept; returns the names the heads it kept declare (the test
-    /// needs those elements).
+    /// those an earlier slice kept; the names the heads it keeps declare (the test needs
+    /// those elements) are kept by every later slice.
     ///
     /// # Errors
     /// The judge's.
-    pub(crate) fn slice(&mut self, r: &mut Round, pinned: &HashSet<String>) -> Result<Vec<String>, OracleError> {
+    pub(crate) fn slice(&mut self, r: &mut Round, pinned: &HashSet<String>) -> Result<(), OracleError> {
         let list = r.tree.root();
         if !matches!(r.tree.node(list).kind, NodeKind::Star | NodeKind::Plus) {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
         let kept_before = &self.slices_kept;
@@ -73,14 +74,13 @@ impl Engine<'_> {
         let units = Units::of(&names, &r.tree, &r.live, &elements, &is_pinned);
         let heads = units.heads().to_vec();
         if heads.len() < 2 {
-            return Ok(Vec::new());
+            return Ok(());
         }
         self.j.set_pass(INFO.name);
         let kept = self.ddmin_delete(r, Deletion { dependents: Some(&units), ..Deletion::of(heads, Empty::DeleteItems) })?;
         let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
-        let kept: Vec<String> = kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string).collect();
-        self.slices_kept.extend(kept.iter().cloned());
-        Ok(kept)
+        self.slices_kept.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
+        Ok(())
     }
 }
 
@@ -124,7 +124,7 @@ pub(crate) fn scope_items(tree: &Tree, g: &PnfGrammar, live: &[bool], list: Node
 /// Whether `e`'s first live tokens are `namespace`, or `extern` and a string: it opens a
 /// namespace or a linkage specification.
 fn opens_scope(tree: &Tree, live: &[bool], e: NodeId) -> bool {
-    let mut tokens = tree.token_ids()[tree.subtree_token_range(e)].iter().filter(|&&t| live[t.0 as usize]).map(|&t| tree.token_text(t));
+    let mut tokens = live_texts(tree, live, e);
     match tokens.next() {
         Some("namespace") => true,
         Some("extern") => tokens.next().is_some_and(|t| t.starts_with('"')),

@@ -131,6 +131,11 @@ pub(crate) fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> b
     declares && !tree.ancestors(a).any(|s| is(tree, g, s, &INNER_SCOPES) || is_body(tree, g, s) || is(tree, g, s, &PARAMETERS))
 }
 
+/// The texts of node `e`'s live tokens (`live`: one flag per node), in order.
+pub(crate) fn live_texts<'t>(tree: &'t Tree, live: &'t [bool], e: NodeId) -> impl DoubleEndedIterator<Item = &'t str> + 't {
+    tree.token_ids()[tree.subtree_token_range(e)].iter().filter(|&&t| live[t.0 as usize]).map(|&t| tree.token_text(t))
+}
+
 /// Whether list element `e` declares an operator function at its own level (`bool
 /// operator==(…)`, not a class's member operator, nor `operator new`, which a
 /// new-expression names): a program uses it through an expression's operator, which names
@@ -142,8 +147,7 @@ pub(crate) fn declares_operator(tree: &Tree, g: &PnfGrammar, live: &[bool], e: N
             continue;
         }
         if is(tree, g, n, &["operator_name"]) {
-            let mut tokens = tree.subtree_token_ids(n).iter().filter(|&&t| live[t.0 as usize]).map(|&t| tree.token_text(t)).skip(1);
-            return !matches!(tokens.next(), Some("new") | None);
+            return !matches!(live_texts(tree, live, n).nth(1), Some("new") | None);
         }
         stack.extend(tree.node(n).children.iter().copied());
     }

@@ -2,7 +2,7 @@
 
 use super::Names;
 use crate::engine::Closure;
-use crate::symbols::{declares_operator, is, is_body, INNER_SCOPES};
+use crate::symbols::{declares_operator, is, is_body, live_texts, INNER_SCOPES};
 use lopper_tree::{NodeId, Tree};
 
 /// A list's elements as the reference graph among them (see the module docs): its heads
@@ -97,7 +97,7 @@ impl Units {
         // an earlier one opened (`namespace std __attribute__ …` and its `}` apart), and the
         // element after a fragment, one that at namespace scope ends with neither `;` nor `}`
         // (`template <…>`); a `#` line is whole. Two such neighbours name each other.
-        let live_text = |e: NodeId| ids[tree.subtree_token_range(e)].iter().filter(|&&t| live[t.0 as usize]).map(|&t| tree.token_text(t));
+        let live_text = |e: NodeId| live_texts(tree, live, e);
         let ends = |e: NodeId| live_text(e).next_back();
         let mut depth = 0i64;
         for i in 0..n {

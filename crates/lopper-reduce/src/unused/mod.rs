@@ -90,8 +90,7 @@ impl RoundHooks for UnusedSearch {
 
 impl UnusedSearch {
     /// The search at the start of a Perses round: the slices of the declarations at
-    /// namespace scope first ([`crate::slices`], with this search's pinned names, which it
-    /// extends), then [`Self::remove_unused`] on every list
+    /// namespace scope first ([`crate::slices`], with this search's pinned names kept), then [`Self::remove_unused`] on every list
     /// of the round's tree with two children or more, outer lists first. The lists where
     /// it would stop at once are skipped with one name table per state, not one per list:
     /// a table covers the whole program, so one per list made the scan quadratic
