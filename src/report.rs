@@ -246,7 +246,12 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
         GrammarCheck::Reject => "were not tested",
         GrammarCheck::Count => "were tested anyway",
     };
-    eprintln!("  syntax    {} of {} candidates ({:.2}%) had new syntax errors and {fate}", s.invalid, s.candidates, 100.0 * s.invalid_share());
+    eprintln!(
+        "  syntax    {} of {} candidates ({:.2}%) had new syntax errors or more unparsed text and {fate}",
+        s.invalid,
+        s.candidates,
+        100.0 * s.invalid_share()
+    );
     if verbose {
         eprintln!("  matched   {:.1}% of named CST nodes to their PNF rule ({} opaque)", 100.0 * s.matched_share, s.opaque_nodes);
     }

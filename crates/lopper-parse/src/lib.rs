@@ -9,6 +9,7 @@
 //! in [`MatchStats`].
 
 mod bundle;
+mod checker;
 mod dynamic;
 mod edits;
 mod language;
@@ -16,6 +17,8 @@ mod matcher;
 mod pest_front;
 pub mod registry;
 
+use checker::Checker;
+pub use checker::{Damage, SyntaxChecker, TextKey};
 pub use dynamic::{find_tree_sitter_src, load_tree_sitter_folder, tree_sitter_grammar_name, FolderError};
 pub use language::Language;
 use lopper_grammar::{load_pest, load_tree_sitter_json, normalize, perses_normalize, GrammarError, PnfGrammar};
@@ -243,13 +246,25 @@ impl Frontend {
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
     pub fn syntax_errors(&self, text: &str) -> Result<usize, ParseError> {
+        Ok(self.damage(text)?.errors)
+    }
+
+    /// The syntax errors of `text` and the bytes its parse could not read ([`Damage`]); a
+    /// project bundle's are the sum of its files'.
+    ///
+    /// # Errors
+    /// [`ParseError::TreeSitter`] if tree-sitter itself fails.
+    pub fn damage(&self, text: &str) -> Result<Damage, ParseError> {
         if lopper_bundle::is_bundle(text) {
             let files = lopper_bundle::split(text);
-            return files.iter().filter_map(|f| Some(self.for_file(f.path)?.syntax_errors(f.text))).sum();
+            return files.iter().filter_map(|f| Some(self.for_file(f.path)?.damage(f.text))).try_fold(Damage::default(), |a, d| {
+                let d = d?;
+                Ok(Damage { errors: a.errors + d.errors, unparsed: a.unparsed + d.unparsed })
+            });
         }
         match &self.backend {
-            Backend::TreeSitter(ts, _) => Ok(count_errors(&Self::cst(ts, text)?)),
-            Backend::Pest(p) => Ok(p.check(text).is_err() as usize),
+            Backend::TreeSitter(ts, _) => Ok(checker::damage(&Self::cst(ts, text)?)),
+            Backend::Pest(p) => Ok(Damage { errors: p.check(text).is_err() as usize, unparsed: 0 }),
         }
     }
 
@@ -268,141 +283,13 @@ impl Frontend {
                 let mut parser = tree_sitter::Parser::new();
                 parser.set_language(ts)?;
                 let tree = parser.parse(base, None).ok_or(ParseError::NoTree)?;
-                let base_errors = count_errors(&tree);
+                let base_errors = checker::damage(&tree);
                 Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree, screened: Vec::new(), base_errors, base_fresh: true }))
             }
             Backend::Pest(p) => Ok(SyntaxChecker(Checker::Pest(p.clone()))),
         }
     }
 }
-
-/// Counts syntax errors of candidates against a base text; see [`Frontend::checker`]. A
-/// count of 0 or above the base's equals [`Frontend::syntax_errors`] of the same text, and
-/// on a base without errors every count does. On a base that already has errors, a count
-/// at or below the base's is the incremental re-parse's: tree-sitter's recovery from
-/// errors depends on the subtrees it reuses, and may count one error more or fewer than a
-/// fresh parse (found once: 8 against 9, on a base of 17; the verdict against the base
-/// the same). Counting those afresh would cost a full parse per candidate on the
-/// preprocessed C++ inputs, which have errors from the start.
-///
-/// tree-sitter re-parses a candidate incrementally from the base's CST, with one edit per
-/// changed run of lines (a line diff, `edits.rs`), except where the edits replace more of
-/// the base than the whole candidate (a deletion of most of a large input): editing the old
-/// tree copies every node they overlap, so a fresh parse is then less work and memory. A
-/// count above the base's is a fresh parse's. The trees of the candidates counted since
-/// the base was set (at most 32) are kept by the key the caller gives each text (the judge's BLAKE3 hash),
-/// so the accepted one becomes the new base without another re-parse.
-pub struct SyntaxChecker(Checker);
-
-/// A text's identity, as the caller knows it (lopper's judge: its BLAKE3 hash), by which
-/// [`SyntaxChecker::set_base`] finds a tree [`SyntaxChecker::errors`] made.
-pub type TextKey = [u8; 32];
-
-enum Checker {
-    /// `screened`: the trees of the texts counted (re-parsed from the base's) since the
-    /// base was set, by their keys, so that the one accepted next becomes the base
-    /// without a re-parse.
-    TreeSitter {
-        parser: tree_sitter::Parser,
-        base: String,
-        tree: tree_sitter::Tree,
-        screened: Vec<(TextKey, tree_sitter::Tree)>,
-        /// The base's syntax errors.
-        base_errors: usize,
-        /// Whether `tree` is a fresh parse's (else an incremental re-parse's).
-        base_fresh: bool,
-    },
-    Pest(Arc<PestBackend>),
-    /// A project bundle: each file counted afresh by its own parse.
-    Bundle(Box<Frontend>),
-}
-
-impl SyntaxChecker {
-    /// Syntax errors in `text` (see [`Frontend::syntax_errors`]); `key` is its identity,
-    /// by which [`SyntaxChecker::set_base`] finds the tree made here.
-    ///
-    /// # Errors
-    /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
-    pub fn errors(&mut self, text: &str, key: TextKey) -> Result<usize, ParseError> {
-        match &self.0 {
-            Checker::Pest(p) => Ok(p.check(text).is_err() as usize),
-            // A candidate that lost its first header is no project: never tested.
-            Checker::Bundle(_) if !lopper_bundle::is_bundle(text) => Ok(usize::MAX / 2),
-            Checker::Bundle(f) => f.syntax_errors(text),
-            Checker::TreeSitter { .. } => {
-                let (tree, fresh) = self.reparse(text)?;
-                let mut errors = count_errors(&tree);
-                if let (Checker::TreeSitter { parser, base_errors, screened, .. }, false) = (&mut self.0, fresh) {
-                    if errors > *base_errors {
-                        // Re-using the base's subtrees, tree-sitter may recover from an error
-                        // worse than a fresh parse does (more ERROR nodes): a candidate is
-                        // rejected only on a fresh parse's count.
-                        errors = count_errors(&parser.parse(text, None).ok_or(ParseError::NoTree)?);
-                    } else {
-                        // A lookahead window's worth: the accepted candidate is one of the
-                        // last. (Not a fresh tree: it shares nothing with the base, and a
-                        // large input's would hold much memory.)
-                        if screened.len() == SCREENED_KEPT {
-                            screened.remove(0);
-                        }
-                        screened.push((key, tree));
-                    }
-                }
-                Ok(errors)
-            }
-        }
-    }
-
-    /// Makes `text`, whose identity is `key`, the new base (after a candidate was
-    /// accepted): the tree [`SyntaxChecker::errors`] made of it, if it was counted since
-    /// the last base (and not parsed afresh), else a re-parse.
-    ///
-    /// # Errors
-    /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
-    pub fn set_base(&mut self, text: &str, key: TextKey) -> Result<(), ParseError> {
-        let Checker::TreeSitter { parser, base, tree, screened, base_errors, base_fresh } = &mut self.0 else { return Ok(()) };
-        // A tree counted against the current base is the one re-parsing would give; else the
-        // count the candidate was judged by is a fresh parse's.
-        let new_tree = match screened.iter().position(|(k, _)| *k == key) {
-            Some(i) => {
-                *base_fresh = false;
-                screened.swap_remove(i).1
-            }
-            None => {
-                *base_fresh = true;
-                parser.parse(text, None).ok_or(ParseError::NoTree)?
-            }
-        };
-        *base_errors = count_errors(&new_tree);
-        *tree = new_tree;
-        *base = text.to_string();
-        screened.clear();
-        Ok(())
-    }
-
-    /// The CST of `text`, re-parsed from the base's; and whether it was parsed afresh
-    /// instead (then it shares no nodes with the base's).
-    fn reparse(&mut self, text: &str) -> Result<(tree_sitter::Tree, bool), ParseError> {
-        let Checker::TreeSitter { parser, base, tree, .. } = &mut self.0 else { unreachable!("only tree-sitter re-parses") };
-        let (edits, replaced) = edits::edits(base.as_bytes(), text.as_bytes());
-        // Editing the old tree copies every node an edit overlaps: where the edits replace
-        // more than the whole new text (a deletion of most of a large input), a fresh
-        // parse of the new text is less work and memory (measured: the copies were a
-        // quarter of the peak memory of a 1M-token reduction).
-        if replaced > text.len() {
-            return Ok((parser.parse(text, None).ok_or(ParseError::NoTree)?, true));
-        }
-        let mut tree = tree.clone();
-        for e in &edits {
-            tree.edit(e);
-        }
-        Ok((parser.parse(text, Some(&tree)).ok_or(ParseError::NoTree)?, false))
-    }
-}
-
-/// How many screened trees a checker keeps (see `Checker::TreeSitter`): a few lookahead
-/// windows of `4 × jobs` candidates.
-const SCREENED_KEPT: usize = 32;
 
 /// The length of the longest common prefix of `a` and `b`; compared a block at a time (a
 /// `memcmp` each, not byte by byte): the grammar check's incremental re-parse and the
@@ -427,33 +314,6 @@ pub fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         i += BLOCK;
     }
     i + a[..n - i].iter().rev().zip(b[..n - i].iter().rev()).take_while(|(x, y)| x == y).count()
-}
-
-fn count_errors(cst: &tree_sitter::Tree) -> usize {
-    let root = cst.root_node();
-    if !root.has_error() {
-        return 0;
-    }
-    let mut n = 0;
-    let mut c = root.walk();
-    'outer: loop {
-        let node = c.node();
-        if node.is_error() || node.is_missing() {
-            n += 1;
-        }
-        if node.has_error() && c.goto_first_child() {
-            continue;
-        }
-        loop {
-            if c.goto_next_sibling() {
-                break;
-            }
-            if !c.goto_parent() {
-                break 'outer;
-            }
-        }
-    }
-    n
 }
 
 #[cfg(test)]

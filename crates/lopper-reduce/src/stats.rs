@@ -23,8 +23,9 @@ pub struct Stats {
     /// Candidates generated (tested, cached or rejected).
     pub candidates: usize,
     /// Candidates rejected (or, for baselines and `--test-invalid`, only counted) because
-    /// the front end found new syntax errors: tree-sitter ERROR/MISSING nodes, or a
-    /// grammar file's parser rejecting the text.
+    /// the front end found new syntax errors (tree-sitter ERROR/MISSING nodes, or a
+    /// grammar file's parser rejecting the text) or more of the text inside ERROR nodes
+    /// than the best had ([`lopper_parse::Damage`]).
     #[serde(rename = "invalid_candidates")]
     pub invalid: usize,
     /// Tests that hit the time limit.

@@ -8,7 +8,7 @@
 
 use crate::oracle::{Judged, Oracle, OracleError, Screened, Successors, Texts, Verdict};
 use crate::stats::{PassStats, Progress, ProgressPoint, Stats, OTHER};
-use lopper_parse::{Frontend, ParseError, SyntaxChecker};
+use lopper_parse::{Damage, Frontend, ParseError, SyntaxChecker};
 use std::collections::HashSet;
 use std::time::Instant;
 
@@ -31,8 +31,9 @@ pub(crate) struct Judge<'a> {
     local_rejected: HashSet<[u8; 32]>,
     /// The best program so far.
     pub(crate) best: String,
-    /// Its syntax errors (the grammar screen lets no candidate have more).
-    best_errors: usize,
+    /// Its syntax errors and unparsed bytes (the grammar screen lets no candidate have
+    /// more of either).
+    best_errors: Damage,
     pub(crate) stats: Stats,
     /// The running pass: its index in `stats.pass_stats`.
     pass: usize,
@@ -269,8 +270,8 @@ impl<'a> Judge<'a> {
             } else if presumed.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
                 Screen::Presumed
             } else {
-                let errors = checker.errors(t, h).unwrap_or(usize::MAX);
-                if *grammar_check == GrammarCheck::Reject && errors > *best_errors {
+                let errors = checker.errors(t, h).unwrap_or(Damage { errors: usize::MAX, unparsed: usize::MAX });
+                if *grammar_check == GrammarCheck::Reject && errors.worse_than(*best_errors) {
                     Screen::Invalid
                 } else {
                     Screen::Test(errors)
@@ -323,7 +324,7 @@ impl<'a> Judge<'a> {
                     }
                     self.stats.tests += 1;
                     // Only reachable with GrammarCheck::Count: tested, but invalid.
-                    self.stats.invalid += (*errors > self.best_errors) as usize;
+                    self.stats.invalid += errors.worse_than(self.best_errors) as usize;
                     self.stats.pass_stats[pass].tests += 1;
                     self.stats.timeouts += (v == Verdict::TimedOut) as usize;
                     self.stats.undefined += (v == Verdict::Undefined) as usize;
@@ -338,7 +339,7 @@ impl<'a> Judge<'a> {
 
     /// Makes `text` (hash `h`, with `errors` syntax errors and `tokens` tokens) the best,
     /// counted for `pass` (the running one where `None`), and hands it to the [`Progress`].
-    fn accept(&mut self, text: &str, h: [u8; 32], errors: usize, pass: Option<usize>, tokens: usize) -> Result<(), OracleError> {
+    fn accept(&mut self, text: &str, h: [u8; 32], errors: Damage, pass: Option<usize>, tokens: usize) -> Result<(), OracleError> {
         self.best = text.to_string();
         self.best_errors = errors;
         if let Err(e) = self.checker.set_base(&self.best, h) {
@@ -409,7 +410,7 @@ enum Screen {
     /// More syntax errors than the best: never tested.
     Invalid,
     /// To test; its syntax errors.
-    Test(usize),
+    Test(Damage),
 }
 
 /// The CPU time this process has used so far, all threads (`CLOCK_PROCESS_CPUTIME_ID`;
