@@ -116,6 +116,26 @@ fn any_slice_of_the_declarations_at_namespace_scope_leaves_a_program_that_compil
 }
 
 #[test]
+fn an_unqualified_name_in_a_class_body_finds_the_member_first() {
+    // `clear()` in `vec` calls its member `clear`, not `lib::clear(table &)`: `table` and
+    // the free `clear` go with no use of theirs left. `lib::clear(t)` in `holder`,
+    // qualified, still needs them, though `holder` has a member `clear` too.
+    let lib = "namespace lib {\ntemplate <class T> struct vec { T *p; void clear() { p = nullptr; } void reset() { clear(); } };\nstruct table { int n; };\ninline void clear(table &t) { t.n = 0; }\n}\n";
+    let member = format!("{lib}int spare() {{ return 1; }}\nint other() {{ return 2; }}\nint main() {{ lib::vec<int> v{{}}; v.reset(); return 0; }}\n");
+    let qualified = format!("{lib}struct holder {{ lib::table t; void clear() {{ lib::clear(t); }} }};\nint spare() {{ return 1; }}\nint other() {{ return 2; }}\nint main() {{ holder h{{}}; h.clear(); return 0; }}\n");
+    for (src, table_goes) in [(&member, true), (&qualified, false)] {
+        let (ok, errors) = compiles("g++", "c++", src);
+        assert!(ok, "g++ rejects the original: {errors}");
+        let cuts = without_each(Language::Cpp, src, true);
+        assert_eq!(cuts.iter().any(|cut| !cut.contains("struct table")), table_goes, "{cuts:#?}");
+        for cut in cuts {
+            let (ok, errors) = compiles("g++", "c++", &cut);
+            assert!(ok, "g++ rejects the program without one slice:\n{cut}\n{errors}");
+        }
+    }
+}
+
+#[test]
 fn slices_keep_what_the_needed_function_reaches_in_a_few_tests_a_level() {
     // A library namespace of 24 chained structs and 24 functions, each function reaching
     // its struct's chain; main calls f5. Under g++ and a needle in main, the search keeps

@@ -39,11 +39,14 @@ pub struct Names<'t> {
     members: HashMap<&'t str, NodeId>,
     /// The C++ namespaces, which narrow what a use sees (`None`: the program opens none).
     namespaces: Option<Namespaces<'t>>,
+    /// The class bodies' members ([`Members`]), by which a use inside a class body finds
+    /// a member before a declaration at namespace scope.
+    classes: Members<'t>,
     /// The grammar the tree's symbols are of.
     grammar: &'t PnfGrammar,
-    /// The grammar symbol of a member's name (C++'s `field_identifier`), if any: declared
+    /// The grammar symbols of a member's name (C++'s `field_identifier` and its aliases): declared
     /// in a class body or used after `.`, never a declaration at namespace scope.
-    member_name: Option<lopper_grammar::SymbolId>,
+    member_name: &'t [lopper_grammar::SymbolId],
 }
 
 impl<'t> Names<'t> {
@@ -82,9 +85,11 @@ impl<'t> Names<'t> {
         }
         let namespaces = Namespaces::scan(tree, live);
         let using = namespaces.as_ref().map_or(&[][..], |ns| &ns.using_declarations[..]);
+        let classes = Members::scan(tree, live, g, using);
         let mut decls: HashMap<&str, Vec<usize>> = HashMap::new();
         for (pos, &id) in tree.token_ids().iter().enumerate() {
-            if identifier[pos] && (declares(tree, g, id, pos) || using.binary_search(&pos).is_ok()) {
+            // A using-declaration in a class body (`using _Base::insert;`) declares a member.
+            if identifier[pos] && (declares(tree, g, id, pos) || (using.binary_search(&pos).is_ok() && classes.body_at(pos).is_none())) {
                 decls.entry(tree.token_text(id)).or_default().push(pos);
             }
         }
@@ -99,17 +104,22 @@ impl<'t> Names<'t> {
                 }
             }
         }
-        Names { tree, names, identifier, decls, members, namespaces, grammar: g, member_name: g.lookup(MEMBER_NAME) }
+        Names { tree, names, identifier, decls, members, namespaces, classes, grammar: g, member_name: g.symbols_for_cst(MEMBER_NAME, true) }
     }
 
     /// Where `name` is declared, for its use at token position `at` in `list`: the token
     /// positions of its declarations at namespace scope (several for a forward declaration
     /// and a definition, overloads, a name in two namespaces), those the use's namespace
     /// sees ([`Namespaces::visible`]); none for a member's name (first seen in a class
-    /// body) where `list` is outside that body; else its first occurrence's.
+    /// body) where `list` is outside that body, nor for an unqualified use inside a class
+    /// body that has a member of that name (`swap(__s)` in `basic_string`, which declares
+    /// `swap`: class scope is looked up first); else its first occurrence's.
     pub(crate) fn declarations<'a>(&'a self, name: &'a str, first: &'a usize, list: Option<NodeId>, at: usize) -> Cow<'a, [usize]> {
         let decls = self.decls.get(name).map(Vec::as_slice);
-        if decls.is_some() && self.member_name.is_some() && self.tree.node(self.tree.token_ids()[at]).symbol == self.member_name {
+        if decls.is_some() && self.tree.node(self.tree.token_ids()[at]).symbol.is_some_and(|s| self.member_name.contains(&s)) {
+            return Cow::Borrowed(&[]);
+        }
+        if decls.is_some() && self.classes.member_of_enclosing(name, at) {
             return Cow::Borrowed(&[]);
         }
         if let Some(ns) = &self.namespaces {
@@ -238,5 +248,7 @@ impl<'t> Names<'t> {
     }
 }
 
+mod members;
 mod units;
+use members::Members;
 pub(crate) use units::Units;

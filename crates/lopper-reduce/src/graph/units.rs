@@ -19,8 +19,8 @@ pub(crate) struct Units {
     edges: Vec<Vec<usize>>,
     /// Per element, whether it stays whatever goes (see [`Units::of`]).
     stays: Vec<bool>,
-    /// The operators and specializations at namespace scope (indices): each stays exactly
-    /// while all it names stays.
+    /// The operators, specializations and overloads found by their arguments' types at
+    /// namespace scope (indices): each stays exactly while all it names stays.
     implicit: Vec<usize>,
 }
 
@@ -32,8 +32,9 @@ impl Units {
     /// element that declares no name (a statement, `public:`). The heads are the other
     /// elements no element names, and one element of each group that names only each
     /// other: at namespace scope, a declaration nothing uses, an explicit instantiation.
-    /// At namespace scope, an operator or a specialization is no head: it stays exactly
-    /// while all it names stays; a member defined outside its class is named by the class.
+    /// At namespace scope, an operator, a specialization, or an overload found by its
+    /// arguments' types is no head: it stays exactly while all it names stays; a member
+    /// defined outside its class is named by the class.
     pub(crate) fn of(names: &Names<'_>, tree: &Tree, live: &[bool], items: &[NodeId], keep: &dyn Fn(NodeId) -> bool) -> Units {
         let n = items.len();
         let ids = tree.token_ids();
@@ -45,6 +46,11 @@ impl Units {
         for (i, &e) in items.iter().enumerate() {
             owner[tree.subtree_token_range(e)].fill(i);
         }
+        // At namespace scope, an overload (a function whose name other elements declare
+        // too) that names a class of the program in its parameters is found by its
+        // arguments' types (`swap(deque&, deque&)`, `begin(valarray&)`): no use of its name
+        // needs it; like an operator, it stays exactly while all it names stays.
+        let overload = if local { vec![false; n] } else { overloads(names, tree, &owner, n) };
         let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut declares = vec![false; n];
         let mut outside = vec![false; n];
@@ -75,6 +81,8 @@ impl Units {
                 }
                 if u == usize::MAX {
                     outside[d] = true;
+                } else if overload[d] {
+                    continue;
                 } else if u != d {
                     edges[u].push(d);
                     named[d] = true;
@@ -113,12 +121,12 @@ impl Units {
             }
             depth = (depth + live_text(items[i]).map(|t| (t == "{") as i64 - (t == "}") as i64).sum::<i64>()).max(0);
         }
-        // At namespace scope, what declares no name of its own is used without being named:
-        // an operator (through expressions), a specialization (through its template) goes
-        // with what it names, never on its own (not a head).
+        // At namespace scope, what is used without being named, an operator (through
+        // expressions), a specialization (through its template), an overload (through its
+        // arguments' types), goes with what it names, never on its own (not a head).
         let mut implicit = vec![false; n];
-        for i in (0..n).filter(|&i| !local && !stays[i] && !declares[i]) {
-            match (declares_operator(tree, names.grammar, live, items[i]), qualifier(names, tree, live, items[i])) {
+        for i in (0..n).filter(|&i| !local && !stays[i] && (!declares[i] || overload[i])) {
+            match (declares_operator(tree, names.grammar, live, items[i]) || overload[i], qualifier(names, tree, live, items[i])) {
                 (true, _) | (false, Some(Err(_))) => implicit[i] = !named[i],
                 // A member defined outside its class (`T X::m = …;`) stays with its class.
                 (false, Some(Ok(p))) => {
@@ -192,8 +200,8 @@ impl Closure for Units {
         for i in (0..self.items.len()).filter(|&i| self.stays[i]) {
             reach(&self.edges, i, &mut reached);
         }
-        // An operator or a specialization stays while all it names stays (one may name
-        // another).
+        // An operator, a specialization or an overload stays while all it names stays (one
+        // may name another).
         let mut changed = true;
         while std::mem::take(&mut changed) {
             for &i in &self.implicit {
@@ -227,6 +235,45 @@ fn qualifier(names: &Names<'_>, tree: &Tree, live: &[bool], e: NodeId) -> Option
     }
     let k = (0..live_at.len()).find(|&k| names.is_identifier(live_at[k]) && matches!(text(k + 1), Some("::" | "<")))?;
     Some(if text(k + 1) == Some("::") { Ok(live_at[k]) } else { Err(live_at[k]) })
+}
+
+/// Per element (`owner`: per token position, the element holding it; `n` elements): whether
+/// it is an overload found by its arguments' types: it declares a function whose name
+/// another element declares too, and a parameter's type names a class or a template
+/// (an identifier followed by `<`, `&` or `*` in its parameter list, not one of its own
+/// template parameters).
+fn overloads(names: &Names<'_>, tree: &Tree, owner: &[usize], n: usize) -> Vec<bool> {
+    let ids = tree.token_ids();
+    let text = |p: usize| ids.get(p).map(|&t| tree.token_text(t));
+    let mut out = vec![false; n];
+    for (name, decls) in &names.decls {
+        let mut holders: Vec<usize> = decls.iter().map(|&p| owner[p]).filter(|&o| o != usize::MAX).collect();
+        holders.dedup();
+        if holders.len() < 2 || name.starts_with("operator") {
+            continue;
+        }
+        for &p in decls {
+            let o = owner[p];
+            if o == usize::MAX || text(p + 1) != Some("(") {
+                continue;
+            }
+            // The parameter list: from `(` to its `)`.
+            let (mut depth, mut q) = (0i32, p + 1);
+            let mut typed = false;
+            while let Some(t) = text(q) {
+                depth += (t == "(") as i32 - (t == ")") as i32;
+                if depth == 0 {
+                    break;
+                }
+                if names.identifier[q] && matches!(text(q + 1), Some("<" | "&" | "*" | "&&")) && names.decls.contains_key(t) {
+                    typed = true;
+                }
+                q += 1;
+            }
+            out[o] |= typed;
+        }
+    }
+    out
 }
 
 /// The nodes not `skip`ped in increasing DFS finish time (postorder) along `edges`, each
