@@ -200,27 +200,6 @@ fn key(text: &str) -> TextKey {
 }
 
 #[test]
-fn incremental_checker_agrees_with_a_full_parse() {
-    let f = Frontend::new(Language::C).unwrap();
-    let base = "int f(int a) { return a; }\nint g(void) { return f(1) + f(2); }\nint h;\n";
-    let mut ch = f.checker(base).unwrap();
-    for cand in [
-        "int f(int a) { return a; }\nint g(void) { return f(1); }\nint h;\n",
-        "int f(int a) { return a; }\nint g(void) { return f(1) + ; }\nint h;\n",
-        "int f(int a) { return a; }\nint h;\n",
-        "int f(int a) { return a; \nint h;\n",
-        "",
-        base,
-    ] {
-        assert_eq!(ch.errors(cand, key(cand)).unwrap(), f.damage(cand).unwrap(), "{cand:?}");
-    }
-    let (next, broken) = ("int f(int a) { return a; }\nint h;\n", "int f(int a) { return }\nint h;\n");
-    ch.set_base(next, key(next)).unwrap();
-    assert_eq!(ch.errors(broken, key(broken)).unwrap(), f.damage(broken).unwrap());
-    assert_eq!(ch.errors("int h;\n", key("int h;\n")).unwrap(), Damage::default());
-}
-
-#[test]
 fn a_screened_candidate_becomes_the_base_as_if_re_parsed() {
     let f = Frontend::new(Language::C).unwrap();
     let mut lines: Vec<String> = (0..12).map(|i| format!("int v{i} = {i};\n")).collect();
@@ -500,24 +479,4 @@ fn a_candidate_tree_sitter_recovers_from_worse_incrementally_is_counted_by_a_fre
     let s = ((base.len() as f64) * 0.027028142596907234) as usize;
     let cand = format!("{}{}", &base[..s], &base[(s + 20).min(base.len())..]);
     assert_eq!(ch.errors(&cand, key(&cand)).unwrap(), f.damage(&cand).unwrap());
-}
-
-/// A prefix of a preprocessed file (an `extern "C" {` its end does not close): deleting the
-/// inner block's `}` leaves one syntax error, as before, but tree-sitter then reads the
-/// whole text as one ERROR node. The screen sees it by the unparsed bytes, through a fresh
-/// parse as for more errors. (Found on the 920k-token unity TU: such a candidate passed a
-/// count of errors, and the rest of that run saw 66k tokens without a declaration.)
-#[test]
-fn a_candidate_read_as_one_error_is_worse_than_its_base_with_as_many_errors() {
-    let f = Frontend::new(Language::Cpp).unwrap();
-    let base = "extern \"C\" {\nint a(int);\nextern \"C++\"\n{\nint b(int);\n}\nint c(int);\nint d(int);\nint e(int);\nint f(int);\n";
-    let cand = base.replacen("}\n", "", 1);
-    let (b, c) = (f.damage(base).unwrap(), f.damage(&cand).unwrap());
-    assert_eq!((b.errors, c.errors), (1, 1));
-    assert_eq!(b.unparsed, 0);
-    assert!(c.unparsed > cand.len() * 9 / 10, "{c:?} of {} bytes", cand.len());
-    assert!(c.worse_than(b) && !b.worse_than(c));
-    let mut ch = f.checker(base).unwrap();
-    assert_eq!(ch.errors(&cand, key(&cand)).unwrap(), c);
-    assert_eq!(f.syntax_errors(&cand).unwrap(), 1);
 }

@@ -14,6 +14,8 @@ use std::time::Instant;
 
 mod memo;
 mod replay;
+#[cfg(test)]
+mod tests;
 pub(crate) use memo::{local_change, LocalKey, Memo};
 use replay::Replay;
 pub use replay::CONFIRM_RUNS;
