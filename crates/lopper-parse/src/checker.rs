@@ -16,6 +16,12 @@ pub struct Damage {
     pub unparsed: usize,
 }
 
+impl std::iter::Sum for Damage {
+    fn sum<I: Iterator<Item = Damage>>(all: I) -> Damage {
+        all.fold(Damage::default(), |a, d| Damage { errors: a.errors + d.errors, unparsed: a.unparsed + d.unparsed })
+    }
+}
+
 impl Damage {
     /// Whether this is more damage than `base` in either measure: more errors, or more of
     /// the text unparsed. The second catches a candidate whose parse recovers from one
@@ -60,8 +66,8 @@ pub(crate) enum Checker {
         base: String,
         tree: tree_sitter::Tree,
         screened: Vec<(TextKey, tree_sitter::Tree)>,
-        /// The base's syntax errors.
-        base_errors: Damage,
+        /// The base's damage.
+        base_damage: Damage,
         /// Whether `tree` is a fresh parse's (else an incremental re-parse's).
         base_fresh: bool,
     },
@@ -78,18 +84,18 @@ impl SyntaxChecker {
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
     pub fn errors(&mut self, text: &str, key: TextKey) -> Result<Damage, ParseError> {
         match &self.0 {
-            Checker::Pest(p) => Ok(Damage { errors: p.check(text).is_err() as usize, unparsed: 0 }),
+            Checker::Pest(p) => Ok(p.damage(text)),
             // A candidate that lost its first header is no project: never tested.
             Checker::Bundle(_) if !lopper_bundle::is_bundle(text) => Ok(Damage { errors: usize::MAX / 2, unparsed: 0 }),
             Checker::Bundle(f) => f.damage(text),
             Checker::TreeSitter { .. } => {
                 let (tree, fresh) = self.reparse(text)?;
                 let mut errors = damage(&tree);
-                if let (Checker::TreeSitter { parser, base_errors, screened, .. }, false) = (&mut self.0, fresh) {
-                    if errors.worse_than(*base_errors) {
+                if let (Checker::TreeSitter { parser, base_damage, screened, .. }, false) = (&mut self.0, fresh) {
+                    if errors.worse_than(*base_damage) {
                         // Re-using the base's subtrees, tree-sitter may recover from an error
-                        // worse than a fresh parse does (more ERROR nodes): a candidate is
-                        // rejected only on a fresh parse's count.
+                        // worse than a fresh parse does (more ERROR nodes, or more text in
+                        // them): a candidate is rejected only on a fresh parse's damage.
                         errors = damage(&parser.parse(text, None).ok_or(ParseError::NoTree)?);
                     } else {
                         // A lookahead window's worth: the accepted candidate is one of the
@@ -113,7 +119,7 @@ impl SyntaxChecker {
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
     pub fn set_base(&mut self, text: &str, key: TextKey) -> Result<(), ParseError> {
-        let Checker::TreeSitter { parser, base, tree, screened, base_errors, base_fresh } = &mut self.0 else { return Ok(()) };
+        let Checker::TreeSitter { parser, base, tree, screened, base_damage, base_fresh } = &mut self.0 else { return Ok(()) };
         // A tree counted against the current base is the one re-parsing would give; else the
         // count the candidate was judged by is a fresh parse's.
         let new_tree = match screened.iter().position(|(k, _)| *k == key) {
@@ -126,7 +132,7 @@ impl SyntaxChecker {
                 parser.parse(text, None).ok_or(ParseError::NoTree)?
             }
         };
-        *base_errors = damage(&new_tree);
+        *base_damage = damage(&new_tree);
         *tree = new_tree;
         *base = text.to_string();
         screened.clear();
@@ -192,11 +198,11 @@ pub(crate) fn damage(cst: &tree_sitter::Tree) -> Damage {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::{Damage, Frontend, Language};
 
     /// A text's identity for the checker, as lopper's judge makes it.
-    fn key(text: &str) -> super::TextKey {
+    pub(crate) fn key(text: &str) -> super::TextKey {
         blake3::hash(text.as_bytes()).into()
     }
 

@@ -257,14 +257,11 @@ impl Frontend {
     pub fn damage(&self, text: &str) -> Result<Damage, ParseError> {
         if lopper_bundle::is_bundle(text) {
             let files = lopper_bundle::split(text);
-            return files.iter().filter_map(|f| Some(self.for_file(f.path)?.damage(f.text))).try_fold(Damage::default(), |a, d| {
-                let d = d?;
-                Ok(Damage { errors: a.errors + d.errors, unparsed: a.unparsed + d.unparsed })
-            });
+            return files.iter().filter_map(|f| Some(self.for_file(f.path)?.damage(f.text))).sum();
         }
         match &self.backend {
             Backend::TreeSitter(ts, _) => Ok(checker::damage(&Self::cst(ts, text)?)),
-            Backend::Pest(p) => Ok(Damage { errors: p.check(text).is_err() as usize, unparsed: 0 }),
+            Backend::Pest(p) => Ok(p.damage(text)),
         }
     }
 
@@ -283,8 +280,8 @@ impl Frontend {
                 let mut parser = tree_sitter::Parser::new();
                 parser.set_language(ts)?;
                 let tree = parser.parse(base, None).ok_or(ParseError::NoTree)?;
-                let base_errors = checker::damage(&tree);
-                Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree, screened: Vec::new(), base_errors, base_fresh: true }))
+                let base_damage = checker::damage(&tree);
+                Ok(SyntaxChecker(Checker::TreeSitter { parser, base: base.to_string(), tree, screened: Vec::new(), base_damage, base_fresh: true }))
             }
             Backend::Pest(p) => Ok(SyntaxChecker(Checker::Pest(p.clone()))),
         }

@@ -86,6 +86,12 @@ impl PestBackend {
         self.run(text).map(|_| ())
     }
 
+    /// [`PestBackend::check`] as [`Damage`](crate::Damage): 1 error for a text the grammar
+    /// rejects, no unparsed bytes (pest reads all or nothing).
+    pub(crate) fn damage(&self, text: &str) -> crate::Damage {
+        crate::Damage { errors: self.check(text).is_err() as usize, unparsed: 0 }
+    }
+
     /// pest_vm's pairs for `text`, its cumulative calls bounded by the size of `text`
     /// (pest then fails with "call limit reached"). pest's limit is process-wide and read
     /// when a parse starts; concurrent parses are of candidates of about the same size.

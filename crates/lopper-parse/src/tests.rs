@@ -1,4 +1,5 @@
 use super::*;
+use crate::checker::tests::key;
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, RenderOptions};
 
 fn parse(lang: Language, src: &str) -> (Frontend, Parsed) {
@@ -192,11 +193,6 @@ fn the_registry_chooses_by_name_grammar_and_extension() {
     assert!(e.name == "toy" && e.extensions == ["toy"] && matches!(e.kind, Kind::Pest(_)), "{e:?}");
     assert!(e.load().is_ok());
     assert!(matches!(Registry::discover(&[dir.join("none.txt")]), Err(RegistryError::NotAGrammar(_))));
-}
-
-/// A text's identity for the checker, as lopper's judge makes it.
-fn key(text: &str) -> TextKey {
-    blake3::hash(text.as_bytes()).into()
 }
 
 #[test]

@@ -22,6 +22,17 @@ fn compiles(compiler: &str, lang: &str, src: &str) -> (bool, String) {
     (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// Asserts that `compiler` (`x` as for `-x`) accepts `src` and each of `cuts` (`src`
+/// without one unit, or one slice: `what`).
+fn all_compile(compiler: &str, x: &str, src: &str, cuts: &[String], what: &str) {
+    let (ok, errors) = compiles(compiler, x, src);
+    assert!(ok, "{compiler} rejects the original: {errors}");
+    for cut in cuts {
+        let (ok, errors) = compiles(compiler, x, cut);
+        assert!(ok, "{compiler} rejects the program without one {what}:\n{cut}\n{errors}");
+    }
+}
+
 /// Per unit of `src`'s top-level list (`main` kept, as a test would keep it): the program
 /// without that unit.
 fn without_each_unit(lang: Language, src: &str) -> Vec<String> {
@@ -74,12 +85,7 @@ fn deleting_any_unit_leaves_a_program_that_compiles() {
         (Language::Cpp, "g++", "c++", library),
         (Language::Cpp, "g++", "c++", placement),
     ] {
-        let (ok, errors) = compiles(compiler, x, src);
-        assert!(ok, "{compiler} rejects the original: {errors}");
-        for cut in without_each_unit(lang, src) {
-            let (ok, errors) = compiles(compiler, x, &cut);
-            assert!(ok, "{compiler} rejects the program without one unit:\n{cut}\n{errors}");
-        }
+        all_compile(compiler, x, src, &without_each_unit(lang, src), "unit");
     }
 }
 
@@ -89,14 +95,9 @@ fn a_namespace_no_use_can_see_is_a_unit_of_its_own() {
     // only `lib` names what it declares, through `lib::`, `using namespace` or from inside
     // (an inline and an unnamed namespace show their members as their parent's).
     let src = "typedef unsigned long size;\nnamespace lib { typedef unsigned long size; inline namespace v1 { struct big { size n; }; } inline size clamp(big b) { return b.n; } }\nint clamp(int v) { return v < 0 ? 0 : v; }\nnamespace tools { int scale(int v) { return 2 * v; } }\nint scaled(int v) { return tools::scale(v); }\nnamespace util { int half(int v) { return v / 2; } }\nusing namespace util;\nnamespace { int hidden() { return 1; } }\nint halved() { return half(4) + hidden(); }\nint spare() { return tools::scale(3); }\nint other() { return 5; }\nint main() { size n = 3; return clamp((int)n) + scaled(1) + halved(); }\n";
-    let (ok, errors) = compiles("g++", "c++", src);
-    assert!(ok, "g++ rejects the original: {errors}");
     let cuts = without_each_unit(Language::Cpp, src);
     assert!(cuts.iter().any(|cut| !cut.contains("namespace lib")), "no unit takes namespace lib whole: {cuts:#?}");
-    for cut in cuts {
-        let (ok, errors) = compiles("g++", "c++", &cut);
-        assert!(ok, "g++ rejects the program without one unit:\n{cut}\n{errors}");
-    }
+    all_compile("g++", "c++", src, &cuts, "unit");
 }
 
 #[test]
@@ -105,14 +106,9 @@ fn any_slice_of_the_declarations_at_namespace_scope_leaves_a_program_that_compil
     // (one glued by tree-sitter's recovery to its attributes), each deleted with what only
     // it reaches; an emptied namespace stays as its braces.
     let src = "extern \"C\" { int puts(const char *); int abs(int); }\nnamespace lib __attribute__ ((__visibility__ (\"default\"))) {\ntypedef unsigned long size_t;\ntemplate <typename _Tp> struct box { _Tp v; size_t n; };\nstruct base { int v; };\nstruct derived : base { int w; };\ninline int first(const derived &d) { return d.v; }\nnamespace detail { inline int helper(box<int> b) { return b.v; } }\ninline int wrapped() { box<int> b{1, 0}; return detail::helper(b); }\ninline int idle() { return 3; }\n}\nnamespace app { int run() { lib::derived d{}; return lib::first(d) + abs(-1); } int spare() { return puts(\"x\"); } }\nint main() { return app::run(); }\n";
-    let (ok, errors) = compiles("g++", "c++", src);
-    assert!(ok, "g++ rejects the original: {errors}");
     let cuts = without_each(Language::Cpp, src, true);
     assert!(cuts.iter().any(|cut| !cut.contains("helper") && !cut.contains("box")), "no slice takes wrapped() with helper and box: {cuts:#?}");
-    for cut in cuts {
-        let (ok, errors) = compiles("g++", "c++", &cut);
-        assert!(ok, "g++ rejects the program without one slice:\n{cut}\n{errors}");
-    }
+    all_compile("g++", "c++", src, &cuts, "slice");
 }
 
 #[test]
@@ -124,14 +120,9 @@ fn an_unqualified_name_in_a_class_body_finds_the_member_first() {
     let member = format!("{lib}int spare() {{ return 1; }}\nint other() {{ return 2; }}\nint main() {{ lib::vec<int> v{{}}; v.reset(); return 0; }}\n");
     let qualified = format!("{lib}struct holder {{ lib::table t; void clear() {{ lib::clear(t); }} }};\nint spare() {{ return 1; }}\nint other() {{ return 2; }}\nint main() {{ holder h{{}}; h.clear(); return 0; }}\n");
     for (src, table_goes) in [(&member, true), (&qualified, false)] {
-        let (ok, errors) = compiles("g++", "c++", src);
-        assert!(ok, "g++ rejects the original: {errors}");
         let cuts = without_each(Language::Cpp, src, true);
         assert_eq!(cuts.iter().any(|cut| !cut.contains("struct table")), table_goes, "{cuts:#?}");
-        for cut in cuts {
-            let (ok, errors) = compiles("g++", "c++", &cut);
-            assert!(ok, "g++ rejects the program without one slice:\n{cut}\n{errors}");
-        }
+        all_compile("g++", "c++", src, &cuts, "slice");
     }
 }
 

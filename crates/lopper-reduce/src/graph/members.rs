@@ -2,10 +2,10 @@
 //! lookup: inside a class body, an unqualified name finds a member of that class (or of
 //! an enclosing one) before anything at namespace scope (C++ [basic.lookup.unqual]).
 
-use crate::symbols::{is, INNER_SCOPES, MEMBER_NAME};
-use foldhash::{HashMap, HashMapExt};
-use lopper_grammar::PnfGrammar;
-use lopper_tree::{NodeKind, Tree};
+use crate::symbols::{is, INNER_SCOPES};
+use foldhash::{HashSet, HashSetExt};
+use lopper_grammar::{PnfGrammar, SymbolId};
+use lopper_tree::{NodeId, NodeKind, Tree};
 
 /// Per class body of a tree, the names it declares as members (its own, not a nested
 /// class's): tree-sitter's member names (`field_identifier`) and the names of its
@@ -17,18 +17,19 @@ pub(crate) struct Members<'t> {
     /// Per token position: the innermost class body holding it (index into `bodies`), or
     /// `u32::MAX`.
     body: Vec<u32>,
-    /// Per class body: the body enclosing it (`u32::MAX`: none), and its members' names.
-    bodies: Vec<(u32, HashMap<&'t str, ()>)>,
+    /// Per class body: its node, the body enclosing it (`u32::MAX`: none), and its
+    /// members' names.
+    bodies: Vec<(NodeId, u32, HashSet<&'t str>)>,
 }
 
 impl<'t> Members<'t> {
-    /// The class bodies of `tree` under the live nodes `live`; `using` are the token
-    /// positions of the names the using-declarations declare, ascending.
-    pub(crate) fn scan(tree: &'t Tree, live: &[bool], g: &PnfGrammar, using: &[usize]) -> Members<'t> {
+    /// The class bodies of `tree` under the live nodes `live`; `member` are the grammar
+    /// symbols of a member's name, `using` the token positions of the names the
+    /// using-declarations declare, ascending.
+    pub(crate) fn scan(tree: &'t Tree, live: &[bool], g: &PnfGrammar, member: &[SymbolId], using: &[usize]) -> Members<'t> {
         let ids = tree.token_ids();
         let mut body = vec![u32::MAX; ids.len()];
-        let mut bodies: Vec<(u32, HashMap<&str, ()>)> = Vec::new();
-        let member = g.symbols_for_cst(MEMBER_NAME, true);
+        let mut bodies: Vec<(NodeId, u32, HashSet<&str>)> = Vec::new();
         // Pre-order: an outer body is filled before the bodies inside it overwrite theirs.
         let mut stack = vec![tree.root()];
         while let Some(n) = stack.pop() {
@@ -40,7 +41,7 @@ impl<'t> Members<'t> {
                 let range = tree.subtree_token_range(n);
                 let outer = range.clone().next().map_or(u32::MAX, |p| body[p]);
                 let k = bodies.len() as u32;
-                bodies.push((outer, HashMap::new()));
+                bodies.push((n, outer, HashSet::new()));
                 body[range].fill(k);
             }
             stack.extend(node.children.iter().rev().copied());
@@ -52,14 +53,19 @@ impl<'t> Members<'t> {
             let k = body[pos];
             let declares = tree.node(id).symbol.is_some_and(|s| member.contains(&s)) || using.binary_search(&pos).is_ok();
             if k != u32::MAX && live[id.0 as usize] && declares {
-                bodies[k as usize].1.insert(tree.token_text(id), ());
+                bodies[k as usize].2.insert(tree.token_text(id));
             }
         }
         Members { tree, body, bodies }
     }
 
     /// The innermost class body holding token position `pos`, if any.
-    pub(crate) fn body_at(&self, pos: usize) -> Option<u32> {
+    pub(crate) fn body_at(&self, pos: usize) -> Option<NodeId> {
+        self.index_at(pos).map(|k| self.bodies[k as usize].0)
+    }
+
+    /// The index in `bodies` of the innermost class body holding token position `pos`.
+    fn index_at(&self, pos: usize) -> Option<u32> {
         self.body.get(pos).copied().filter(|&k| k != u32::MAX)
     }
 
@@ -67,14 +73,14 @@ impl<'t> Members<'t> {
     /// `->` before it) inside a class body that, or whose enclosing class body, declares a
     /// member `name`.
     pub(crate) fn member_of_enclosing(&self, name: &str, at: usize) -> bool {
-        let Some(mut k) = self.body_at(at) else { return false };
+        let Some(mut k) = self.index_at(at) else { return false };
         let ids = self.tree.token_ids();
         if at > 0 && matches!(self.tree.token_text(ids[at - 1]), "::" | "." | "->") {
             return false;
         }
         loop {
-            let (outer, members) = &self.bodies[k as usize];
-            if members.contains_key(name) {
+            let (_, outer, members) = &self.bodies[k as usize];
+            if members.contains(name) {
                 return true;
             }
             if *outer == u32::MAX {

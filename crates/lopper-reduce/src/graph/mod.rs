@@ -16,7 +16,7 @@
 //! never a wrong result.
 
 use crate::namespaces::Namespaces;
-use crate::symbols::{declares, is, is_name, is_typedef_name, INNER_SCOPES, MEMBER_NAME};
+use crate::symbols::{declares, is_name, is_typedef_name, MEMBER_NAME};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
@@ -85,7 +85,8 @@ impl<'t> Names<'t> {
         }
         let namespaces = Namespaces::scan(tree, live);
         let using = namespaces.as_ref().map_or(&[][..], |ns| &ns.using_declarations[..]);
-        let classes = Members::scan(tree, live, g, using);
+        let member_name = g.symbols_for_cst(MEMBER_NAME, true);
+        let classes = Members::scan(tree, live, g, member_name, using);
         let mut decls: HashMap<&str, Vec<usize>> = HashMap::new();
         for (pos, &id) in tree.token_ids().iter().enumerate() {
             // A using-declaration in a class body (`using _Base::insert;`) declares a member.
@@ -95,16 +96,13 @@ impl<'t> Names<'t> {
         }
         // A name first seen in a class body, with no declaration at namespace scope, is a
         // member's: a use reaches it through its class, which the use names otherwise.
-        let ids = tree.token_ids();
         let mut members = HashMap::new();
         for (&name, &(_, first)) in &names {
-            if !decls.contains_key(name) {
-                if let Some(body) = tree.ancestors(ids[first]).find(|&a| is(tree, g, a, &INNER_SCOPES)) {
-                    members.insert(name, body);
-                }
+            if let Some(body) = classes.body_at(first).filter(|_| !decls.contains_key(name)) {
+                members.insert(name, body);
             }
         }
-        Names { tree, names, identifier, decls, members, namespaces, classes, grammar: g, member_name: g.symbols_for_cst(MEMBER_NAME, true) }
+        Names { tree, names, identifier, decls, members, namespaces, classes, grammar: g, member_name }
     }
 
     /// Where `name` is declared, for its use at token position `at` in `list`: the token

@@ -35,7 +35,7 @@ pub(crate) struct Judge<'a> {
     pub(crate) best: String,
     /// Its syntax errors and unparsed bytes (the grammar screen lets no candidate have
     /// more of either).
-    best_errors: Damage,
+    best_damage: Damage,
     pub(crate) stats: Stats,
     /// The running pass: its index in `stats.pass_stats`.
     pass: usize,
@@ -63,7 +63,7 @@ impl<'a> Judge<'a> {
     ) -> Result<Judge<'a>, ParseError> {
         let mut checker = frontend.checker(input)?;
         // The checker already parsed `input`: counting its errors re-uses that tree.
-        let best_errors = checker.errors(input, hash(input))?;
+        let best_damage = checker.errors(input, hash(input))?;
         let started = Instant::now();
         let stats = Stats { pass: OTHER.to_string(), pass_stats: vec![PassStats { name: OTHER.to_string(), ..PassStats::default() }], ..Stats::default() };
         Ok(Judge {
@@ -74,7 +74,7 @@ impl<'a> Judge<'a> {
             rejected: HashSet::new(),
             local_rejected: HashSet::new(),
             best: input.to_string(),
-            best_errors,
+            best_damage,
             stats,
             pass: 0,
             pass_since: started,
@@ -248,7 +248,7 @@ impl<'a> Judge<'a> {
         let mut local_in_batch = HashSet::new();
         let t = Instant::now();
         let mut screening = std::time::Duration::ZERO;
-        let Judge { oracle, checker, rejected, local_rejected, best, best_errors, grammar_check, .. } = &mut *self;
+        let Judge { oracle, checker, rejected, local_rejected, best, best_damage, grammar_check, .. } = &mut *self;
         let (rejected, local_rejected, best) = (&*rejected, &*local_rejected, &*best);
         // A successor is judged against candidate `i` as the best; one presumed not
         // interesting would not be tested. Filtered as the oracle takes them.
@@ -273,7 +273,7 @@ impl<'a> Judge<'a> {
                 Screen::Presumed
             } else {
                 let errors = checker.errors(t, h).unwrap_or(Damage { errors: usize::MAX, unparsed: usize::MAX });
-                if *grammar_check == GrammarCheck::Reject && errors.worse_than(*best_errors) {
+                if *grammar_check == GrammarCheck::Reject && errors.worse_than(*best_damage) {
                     Screen::Invalid
                 } else {
                     Screen::Test(errors)
@@ -326,7 +326,7 @@ impl<'a> Judge<'a> {
                     }
                     self.stats.tests += 1;
                     // Only reachable with GrammarCheck::Count: tested, but invalid.
-                    self.stats.invalid += errors.worse_than(self.best_errors) as usize;
+                    self.stats.invalid += errors.worse_than(self.best_damage) as usize;
                     self.stats.pass_stats[pass].tests += 1;
                     self.stats.timeouts += (v == Verdict::TimedOut) as usize;
                     self.stats.undefined += (v == Verdict::Undefined) as usize;
@@ -343,7 +343,7 @@ impl<'a> Judge<'a> {
     /// counted for `pass` (the running one where `None`), and hands it to the [`Progress`].
     fn accept(&mut self, text: &str, h: [u8; 32], errors: Damage, pass: Option<usize>, tokens: usize) -> Result<(), OracleError> {
         self.best = text.to_string();
-        self.best_errors = errors;
+        self.best_damage = errors;
         if let Err(e) = self.checker.set_base(&self.best, h) {
             // The checker keeps comparing against the previous best: still sound, only
             // more candidates may be judged invalid.
