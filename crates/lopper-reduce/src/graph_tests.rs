@@ -153,3 +153,20 @@ fn slices_keep_what_the_needed_function_reaches_in_a_few_tests_a_level() {
     let slices = out.stats.pass_named("slices").unwrap();
     assert!(slices.tests <= 12, "{:?}", out.stats.pass_stats);
 }
+
+#[test]
+fn slices_take_what_a_kept_class_does_not_need_apart_from_it() {
+    // `main` needs `deque` and `swap(int&, int&)`; the out-of-line `deque::grow`, the
+    // overload `swap(deque<T>&, deque<T>&)` and `operator==` name only what stays, so the
+    // first graph keeps them with `deque`; the detached one makes each a head of its own.
+    let src = "namespace lib {\ntemplate <class T> struct deque { T *p; int n; int size() const { return n; } void grow(); };\ntemplate <class T> void deque<T>::grow() { n = 2 * n; }\ninline void swap(int &a, int &b) { int t = a; a = b; b = t; }\ntemplate <class T> void swap(deque<T> &a, deque<T> &b) { swap(a.n, b.n); }\ntemplate <class T> bool operator==(const deque<T> &a, const deque<T> &b) { return a.n == b.n; }\n}\nint spare() { return 1; }\nint main() { lib::deque<int> d{nullptr, 1}; int needle = d.size(); int x = 1, y = 2; lib::swap(x, y); return needle; }\n";
+    let (ok, errors) = compiles("g++", "c++", src);
+    assert!(ok, "g++ rejects the original: {errors}");
+    let f = Frontend::new(Language::Cpp).unwrap();
+    let mut oracle = |c: &str| c.contains("needle") && compiles("g++", "c++", c).0;
+    let pipeline = crate::Pipeline::built_in(&["slices"]).unwrap();
+    let out = crate::reduce(&f, src, &mut oracle, &crate::Options::perses(1), pipeline, &mut crate::NoProgress).unwrap();
+    for (kept, text) in [(true, "void swap(int"), (false, "deque<T>::grow"), (false, "swap(deque"), (false, "operator=="), (false, "spare")] {
+        assert_eq!(out.text.replace(" ", "").contains(&text.replace(" ", "")), kept, "{text}:\n{}", out.text);
+    }
+}

@@ -10,8 +10,13 @@
 //! deletions and the unused search take one declaration or one chain per test. By name, as
 //! the graph is: a wrong guess costs a failed test, never a wrong result.
 //!
+//! Then, where it ran alone, the same over the [detached](Units::detached) graph, where
+//! what the first keeps with a kept class or template (its operators, overloads found by
+//! their arguments' types, members defined outside it) is a head of its own.
+//!
 //! Once before the rest, after `definitions` (bodies made declarations no longer name
-//! what they used), and at the start of each Perses round as part of the unused search.
+//! what they used), and at the start of each Perses round as part of the unused search
+//! (without the detached graph there: what a round keeps, Perses' deletions take).
 
 use crate::engine::{Deletion, Empty, Engine, Round};
 use crate::graph::{Names, Units};
@@ -26,7 +31,7 @@ use std::collections::HashSet;
 pub const INFO: PassInfo = PassInfo {
     name: "slices",
     plain: "removing unneeded declarations with all they alone use",
-    about: "dependency-closed slices: ddmin over the heads of the reference graph of the declarations at namespace scope (what nothing else names; a namespace's members, not the namespace whole), each deleted with every declaration only it reaches, all of them the first candidate; once, after definitions, and at the start of each Perses round",
+    about: "dependency-closed slices: ddmin over the heads of the reference graph of the declarations at namespace scope (what nothing else names; a namespace's members, not the namespace whole), each deleted with every declaration only it reaches, all of them the first candidate, then the same with a kept class's operators, overloads and out-of-line members as heads of their own; once, after definitions, and at the start of each Perses round (without the second)",
     group: Group::First,
     grows: false,
     kind: Kind::Coarse(CoarseSearch::Slices),
@@ -48,7 +53,7 @@ impl Engine<'_> {
         // Counted as this pass even where no head goes, as every search is.
         self.j.set_pass(INFO.name);
         let mut r = Round::new(tree);
-        self.slice(&mut r, &HashSet::new())?;
+        self.slice(&mut r, &HashSet::new(), true)?;
         if !r.progress {
             return Ok(Some(r.tree));
         }
@@ -57,29 +62,34 @@ impl Engine<'_> {
 
     /// ddmin over the heads of the declarations at namespace scope of the round's tree
     /// (whose root must be a list), with the elements declaring a `pinned` name kept, and
-    /// those an earlier slice kept; the names the heads it keeps declare (the test needs
-    /// those elements) are kept by every later slice.
+    /// those an earlier slice kept; then the same over the heads of the [detached](Units::detached)
+    /// graph (what the first keeps with a class or template it keeps: its operators,
+    /// overloads and members defined outside it) where `detach`. The names the heads it
+    /// keeps declare (the test needs those elements) are kept by every later slice.
     ///
     /// # Errors
     /// The judge's.
-    pub(crate) fn slice(&mut self, r: &mut Round, pinned: &HashSet<String>) -> Result<(), OracleError> {
+    pub(crate) fn slice(&mut self, r: &mut Round, pinned: &HashSet<String>, detach: bool) -> Result<(), OracleError> {
         let list = r.tree.root();
         if !matches!(r.tree.node(list).kind, NodeKind::Star | NodeKind::Plus) {
             return Ok(());
         }
-        let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
-        let kept_before = &self.slices_kept;
-        let is_pinned = |x: NodeId| names.declared(x, &r.live).is_some_and(|n| pinned.contains(n) || kept_before.contains(n));
-        let elements = scope_items(&r.tree, self.g, &r.live, list);
-        let units = Units::of(&names, &r.tree, &r.live, &elements, &is_pinned);
-        let heads = units.heads().to_vec();
-        if heads.len() < 2 {
-            return Ok(());
+        for detached in [false, true].into_iter().filter(|&d| !d || detach) {
+            let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
+            let kept_before = &self.slices_kept;
+            let is_pinned = |x: NodeId| names.declared(x, &r.live).is_some_and(|n| pinned.contains(n) || kept_before.contains(n));
+            let elements = scope_items(&r.tree, self.g, &r.live, list);
+            let build = if detached { Units::detached } else { Units::of };
+            let units = build(&names, &r.tree, &r.live, &elements, &is_pinned);
+            let heads = units.heads().to_vec();
+            if heads.len() < 2 {
+                continue;
+            }
+            self.j.set_pass(INFO.name);
+            let kept = self.ddmin_delete(r, Deletion { dependents: Some(&units), ..Deletion::of(heads, Empty::DeleteItems) })?;
+            let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
+            self.slices_kept.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
         }
-        self.j.set_pass(INFO.name);
-        let kept = self.ddmin_delete(r, Deletion { dependents: Some(&units), ..Deletion::of(heads, Empty::DeleteItems) })?;
-        let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
-        self.slices_kept.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
         Ok(())
     }
 }

@@ -36,6 +36,20 @@ impl Units {
     /// arguments' types is no head: it stays exactly while all it names stays; a member
     /// defined outside its class is named by the class.
     pub(crate) fn of(names: &Names<'_>, tree: &Tree, live: &[bool], items: &[NodeId], keep: &dyn Fn(NodeId) -> bool) -> Units {
+        Units::build(names, tree, live, items, keep, false)
+    }
+
+    /// As [`Units::of`], but what that attaches to what it names is a head of its own where
+    /// nothing names it: an operator, a specialization, an overload found by its
+    /// arguments' types, a member defined outside its class. For a second search once the
+    /// heads of [`Units::of`] that the test needs are kept: each such element of a kept
+    /// class or template may go alone (an unused `swap(deque&, deque&)`, a member function
+    /// no kept code calls), where [`Units::of`] keeps it as long as its class.
+    pub(crate) fn detached(names: &Names<'_>, tree: &Tree, live: &[bool], items: &[NodeId], keep: &dyn Fn(NodeId) -> bool) -> Units {
+        Units::build(names, tree, live, items, keep, true)
+    }
+
+    fn build(names: &Names<'_>, tree: &Tree, live: &[bool], items: &[NodeId], keep: &dyn Fn(NodeId) -> bool, detached: bool) -> Units {
         let n = items.len();
         let ids = tree.token_ids();
         let list = items.first().and_then(|&e| tree.node(e).parent);
@@ -125,7 +139,7 @@ impl Units {
         // expressions), a specialization (through its template), an overload (through its
         // arguments' types), goes with what it names, never on its own (not a head).
         let mut implicit = vec![false; n];
-        for i in (0..n).filter(|&i| !local && !stays[i] && (!declares[i] || overload[i])) {
+        for i in (0..n).filter(|&i| !detached && !local && !stays[i] && (!declares[i] || overload[i])) {
             match (declares_operator(tree, names.grammar, live, items[i]) || overload[i], qualifier(names, tree, live, items[i])) {
                 (true, _) | (false, Some(Err(_))) => implicit[i] = !named[i],
                 // A member defined outside its class (`T X::m = …;`) stays with its class.

@@ -102,7 +102,7 @@ impl UnusedSearch {
     /// (Where the test needed some of it, such as C's `main`, the candidate failed on the
     /// corpus: one test more on scev.)
     fn remove_unused_all(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
-        e.slice(r, &self.pinned)?;
+        e.slice(r, &self.pinned, false)?;
         e.j.set_pass(INFO.name);
         let lists = lists(&r.tree, &r.state);
         let (mut i, mut first) = (0, true);
