@@ -20,6 +20,7 @@
 
 use crate::engine::{Deletion, Empty, Engine, Round};
 use crate::graph::{Names, Units};
+use crate::minimize::{CoarseDdmin, ListMinimizer};
 use crate::oracle::OracleError;
 use crate::passes::{CoarseSearch, Group, Kind, PassInfo};
 use crate::symbols::{is, live_texts, INNER_SCOPES};
@@ -36,6 +37,11 @@ pub const INFO: PassInfo = PassInfo {
     grows: false,
     kind: Kind::Coarse(CoarseSearch::Slices),
 };
+
+/// The detached graph's ddmin stops at chunks of 1/2^this of its heads (and goes on past
+/// while most removals pass): its heads are many small declarations, and one by one they
+/// cost a test each that Perses' deletions spend later anyway, on a smaller program.
+const DETACHED_LEVELS: u32 = 6;
 
 /// Programs under this many tokens are left to Perses: the search costs at least one test.
 const MIN_PROGRAM: usize = 200;
@@ -86,7 +92,9 @@ impl Engine<'_> {
                 continue;
             }
             self.j.set_pass(INFO.name);
-            let kept = self.ddmin_delete(r, Deletion { dependents: Some(&units), ..Deletion::of(heads, Empty::DeleteItems) })?;
+            let coarse = CoarseDdmin { levels: DETACHED_LEVELS, deep: true };
+            let minimizer = detached.then_some(&coarse as &dyn ListMinimizer);
+            let kept = self.ddmin_delete(r, Deletion { dependents: Some(&units), minimizer, ..Deletion::of(heads, Empty::DeleteItems) })?;
             let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
             self.slices_kept.extend(kept.iter().filter_map(|&e| names.declared(e, &r.live)).map(str::to_string));
         }
