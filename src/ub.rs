@@ -7,7 +7,7 @@
 use crate::{exit, Fail};
 use clap::Args;
 use lopper_reduce::oracle::shell_quote;
-use lopper_reduce::oracle::ub_guard::{Compiler, Family, UbGuard, UB_EXIT};
+use lopper_reduce::oracle::ub_guard::{Compiler, Family, Refusal, UbGuard, UB_EXIT};
 use lopper_reduce::TestCommand;
 use std::path::{Path, PathBuf};
 
@@ -25,7 +25,8 @@ pub struct UbGuardArgs {
     /// and under valgrind's memcheck where installed; printf formats must match.
     /// It cannot see UB no sanitizer reports (a pointer used or compared after its object's
     /// lifetime, strict aliasing, data races) nor paths the run does not take. A test exit
-    /// status of 125 then counts as the guard's refusal.
+    /// status of 125 then counts as the guard's refusal; a candidate that does not build
+    /// (an error no such warning made) as a failed test.
     #[arg(long)]
     pub ub_guard: bool,
     /// A compiler for --ub-guard (repeatable, in order; the first makes the reference
@@ -106,7 +107,8 @@ impl Guarded {
     }
 
     /// `test` with the guard in front: a shell line that runs the check on `$1`, exits
-    /// [`UB_EXIT`] on a refusal, and otherwise runs the test (under `ulimit -v` where the
+    /// [`UB_EXIT`] on a refusal (1 where the candidate does not build: a failed test), and
+    /// otherwise runs the test (under `ulimit -v` where the
     /// tests have a memory limit: the executor's own would stop the sanitizers).
     pub fn wrap(&self, test: &TestCommand) -> TestCommand {
         let me = std::env::current_exe().map_or_else(|_| "lopper".to_string(), |p| p.display().to_string());
@@ -138,12 +140,13 @@ impl Guarded {
             TestCommand::Script(t) => format!("exec {} \"$1\"", shell_quote(&std::fs::canonicalize(t).unwrap_or_else(|_| t.clone()).display().to_string())),
             TestCommand::Shell(cmd) => format!("exec sh -c {} lopper-test \"$1\"", shell_quote(cmd)),
         };
-        TestCommand::Shell(format!("{} || exit {UB_EXIT}\n{limit}{run}", check.join(" ")))
+        TestCommand::Shell(format!("{} || exit $?\n{limit}{run}", check.join(" ")))
     }
 }
 
 /// `lopper ub-guard-check`: exit 0 when the candidate passes the guard, else [`UB_EXIT`]
-/// with the refusal on standard error.
+/// with the refusal on standard error (1 where it does not build: no undefined behaviour
+/// shown, a failed test as the user's would be).
 ///
 /// # Errors
 /// The refusal, with exit status [`UB_EXIT`].
@@ -159,5 +162,9 @@ pub fn check_cmd(a: CheckArgs) -> Result<(), Fail> {
     let sanitizers = a.sanitizers.iter().filter_map(|s| s.split_once(':')).filter_map(|(i, k)| Some((i.parse().ok()?, k.to_string()))).collect();
     let guard = UbGuard { cpp: a.cpp, compilers, sanitizers, flags: a.flags, run_seconds: a.run_seconds, valgrind: a.valgrind, memory_kib: a.memory_kib };
     let work = tempfile::tempdir().map_err(|e| Fail(UB_EXIT as u8, format!("ub-guard-check: {e}")))?;
-    guard.check_cached(&a.file, work.path(), &a.cache).map_err(|why| Fail(UB_EXIT as u8, format!("undefined behaviour: {why}")))
+    guard.check_cached(&a.file, work.path(), &a.cache).map_err(|r| match r {
+        Refusal::Undefined(why) => Fail(UB_EXIT as u8, format!("undefined behaviour: {why}")),
+        // A failed test, as the user's would be: no undefined behaviour shown.
+        Refusal::Invalid(why) => Fail(1, format!("does not build: {why}")),
+    })
 }

@@ -36,6 +36,34 @@ use std::process::{Command, Stdio};
 /// [`crate::Verdict::Undefined`], not the test's.
 pub const UB_EXIT: i32 = 125;
 
+/// Why the guard refused a candidate, in words (which build or run showed what).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// It does not build: a compiler rejected it for an error none of [`warning_errors`]
+    /// made (a syntax or type error, an undefined reference at link). It shows no
+    /// undefined behaviour, and any test that builds it fails on it too: a failed test,
+    /// not one of the guard's refusals.
+    Invalid(String),
+    /// Undefined or unspecified behaviour: a UB warning made an error, a run that did not
+    /// end normally, two compilers that disagree, a sanitizer's or valgrind's report.
+    Undefined(String),
+}
+
+impl Refusal {
+    /// The refusal in words.
+    pub fn why(&self) -> &str {
+        match self {
+            Refusal::Invalid(w) | Refusal::Undefined(w) => w,
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.why())
+    }
+}
+
 /// A compiler family: which warning flags and sanitizers it has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
@@ -149,7 +177,7 @@ impl UbGuard {
             };
             for k in kinds {
                 let exe = probe.path().join(format!("probe-{i}-{}", k.replace(',', "-")));
-                let built = guard.compile(c, &src, &exe, &sanitizer_flags(k)).is_ok();
+                let built = guard.compile(c, &src, &exe, &sanitizer_flags(k), "does not build the probe").is_ok();
                 if built && guard.run(&exe, true).is_ok_and(|r| r.status == Some(0)) {
                     guard.sanitizers.push((i, k.to_string()));
                 }
@@ -174,71 +202,80 @@ impl UbGuard {
     }
 
     /// Checks the program in `file`, building in `work` (an empty directory of the
-    /// caller's). `Ok` when it passes every check, else the first refusal in words.
+    /// caller's). `Ok` when it passes every check, else the first refusal.
     ///
     /// # Errors
-    /// The refusal: which build or run showed what.
-    pub fn check(&self, file: &Path, work: &Path) -> Result<(), String> {
+    /// The refusal: [`Refusal::Invalid`] when a build failed on an error no UB warning
+    /// made, else [`Refusal::Undefined`].
+    pub fn check(&self, file: &Path, work: &Path) -> Result<(), Refusal> {
+        use Refusal::Undefined as Ub;
         let reference = &self.compilers[0];
         let exe = work.join("reference");
-        self.compile(reference, file, &exe, warning_errors(reference.family))
-            .map_err(|e| format!("{} -O0 (UB warnings as errors) refused it: {e}", reference.command))?;
-        let want = self.run(&exe, false)?;
+        self.compile(reference, file, &exe, warning_errors(reference.family), "-O0 (UB warnings as errors) refused it")?;
+        let want = self.run(&exe, false).map_err(Ub)?;
         // `timeout` passes a signal on as 128 + its number.
         if want.status.is_none_or(|s| s > 128) {
-            return Err(format!("the {} -O0 build did not end normally ({})", reference.command, ended(&want)));
+            return Err(Ub(format!("the {} -O0 build did not end normally ({})", reference.command, ended(&want))));
         }
         if self.valgrind {
-            self.memcheck(&exe)?;
+            self.memcheck(&exe).map_err(Ub)?;
         }
         for (i, c) in self.compilers.iter().enumerate().skip(1) {
             let exe = work.join(format!("second-{i}"));
-            self.compile(c, file, &exe, warning_errors(c.family)).map_err(|e| format!("{} -O0 (UB warnings as errors) refused it: {e}", c.command))?;
-            let got = self.run(&exe, false)?;
+            self.compile(c, file, &exe, warning_errors(c.family), "-O0 (UB warnings as errors) refused it")?;
+            let got = self.run(&exe, false).map_err(Ub)?;
             if got.status != want.status || got.stdout != want.stdout {
-                return Err(format!("{} -O0 and {} -O0 disagree ({}, {})", reference.command, c.command, ended(&want), ended(&got)));
+                return Err(Ub(format!("{} -O0 and {} -O0 disagree ({}, {})", reference.command, c.command, ended(&want), ended(&got))));
             }
         }
         for (j, (i, kind)) in self.sanitizers.iter().enumerate() {
             let c = &self.compilers[*i];
             let exe = work.join(format!("sanitized-{j}"));
-            self.compile(c, file, &exe, &sanitizer_flags(kind)).map_err(|e| format!("{} -fsanitize={kind} does not build it: {e}", c.command))?;
-            let got = self.run(&exe, true)?;
+            self.compile(c, file, &exe, &sanitizer_flags(kind), &format!("-fsanitize={kind} does not build it"))?;
+            let got = self.run(&exe, true).map_err(Ub)?;
             if let Some(report) = got.stderr.lines().find(|l| l.contains("runtime error") || l.contains("Sanitizer")) {
-                return Err(format!("{} -fsanitize={kind}: {}", c.command, report.trim()));
+                return Err(Ub(format!("{} -fsanitize={kind}: {}", c.command, report.trim())));
             }
             if got.status != want.status || got.stdout != want.stdout {
-                return Err(format!("the {} -fsanitize={kind} build runs otherwise than the reference ({}, {})", c.command, ended(&got), ended(&want)));
+                return Err(Ub(format!("the {} -fsanitize={kind} build runs otherwise than the reference ({}, {})", c.command, ended(&got), ended(&want))));
             }
         }
         Ok(())
     }
 
     /// [`UbGuard::check`] through a cache of verdicts in `cache` (created if missing):
-    /// one file per candidate and configuration, named by their BLAKE3 hash, `.ok` or
-    /// `.ub` (holding the refusal). A candidate judged before is not built again.
+    /// one file per candidate and configuration, named by their BLAKE3 hash, `.ok`, `.ub`
+    /// or `.invalid` (the last two holding the refusal). A candidate judged before is not
+    /// built again.
     ///
     /// # Errors
-    /// As [`UbGuard::check`].
-    pub fn check_cached(&self, file: &Path, work: &Path, cache: &Path) -> Result<(), String> {
-        let text = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    /// As [`UbGuard::check`]; a file that cannot be read is [`Refusal::Invalid`].
+    pub fn check_cached(&self, file: &Path, work: &Path, cache: &Path) -> Result<(), Refusal> {
+        let text = fs::read(file).map_err(|e| Refusal::Invalid(format!("cannot read {}: {e}", file.display())))?;
         let mut h = blake3::Hasher::new();
         h.update(format!("{self:?}").as_bytes());
         h.update(&text);
         let key = h.finalize().to_hex();
-        let (ok, ub) = (cache.join(format!("{key}.ok")), cache.join(format!("{key}.ub")));
+        let [ok, ub, invalid] = ["ok", "ub", "invalid"].map(|ext| cache.join(format!("{key}.{ext}")));
         if ok.exists() {
             return Ok(());
         }
         if let Ok(reason) = fs::read_to_string(&ub) {
-            return Err(reason);
+            return Err(Refusal::Undefined(reason));
+        }
+        if let Ok(reason) = fs::read_to_string(&invalid) {
+            return Err(Refusal::Invalid(reason));
         }
         let verdict = self.check(file, work);
         // Written by rename: parallel runs of the same candidate never see half a file.
         let _ = fs::create_dir_all(cache);
         if let Ok(tmp) = tempfile::NamedTempFile::new_in(cache) {
-            let _ = fs::write(tmp.path(), verdict.as_ref().err().map_or("", String::as_str));
-            let _ = tmp.persist(if verdict.is_ok() { &ok } else { &ub });
+            let _ = fs::write(tmp.path(), verdict.as_ref().err().map_or("", Refusal::why));
+            let _ = tmp.persist(match &verdict {
+                Ok(()) => &ok,
+                Err(Refusal::Undefined(_)) => &ub,
+                Err(Refusal::Invalid(_)) => &invalid,
+            });
         }
         verdict
     }
@@ -259,16 +296,22 @@ impl UbGuard {
         Ok(())
     }
 
-    /// Builds `file` into `exe` with `c` at -O0, `extra` flags and the user's.
-    fn compile(&self, c: &Compiler, file: &Path, exe: &Path, extra: &[&str]) -> Result<(), String> {
+    /// Builds `file` into `exe` with `c` at -O0, `extra` flags and the user's; a failure
+    /// is said as `what` after the compiler's name, with its first error: undefined
+    /// behaviour where a UB warning made it an error (`[-Werror=…]`, `[-Werror,-W…]`), else
+    /// [`Refusal::Invalid`].
+    fn compile(&self, c: &Compiler, file: &Path, exe: &Path, extra: &[&str], what: &str) -> Result<(), Refusal> {
         let mut cmd = Command::new(&c.command);
         cmd.arg("-O0").args(extra).args(&self.flags).arg(file).arg("-o").arg(exe);
-        let out = cmd.stdin(Stdio::null()).output().map_err(|e| format!("cannot run {}: {e}", c.command))?;
+        let out = cmd.stdin(Stdio::null()).output().map_err(|e| Refusal::Invalid(format!("cannot run {}: {e}", c.command)))?;
         if out.status.success() {
             return Ok(());
         }
         let err = String::from_utf8_lossy(&out.stderr);
-        Err(err.lines().find(|l| l.contains("error")).unwrap_or("it failed").trim().to_string())
+        let ub = err.lines().find(|l| l.contains("[-Werror"));
+        let first = ub.or_else(|| err.lines().find(|l| l.contains("error"))).unwrap_or("it failed").trim();
+        let why = format!("{} {what}: {first}", c.command);
+        Err(if ub.is_some() { Refusal::Undefined(why) } else { Refusal::Invalid(why) })
     }
 
     /// Runs `exe` under `timeout` (a timeout is a refusal), with the sanitizers' options when `sanitized`, and the
@@ -382,7 +425,15 @@ mod tests {
         fs::write(&noret, "int f(int x) { if (x) return 1; }\nint main(void) { return f(0); }\n").unwrap();
         let w = tempfile::tempdir().unwrap();
         let refusal = g.check(&noret, w.path()).unwrap_err();
-        assert!(refusal.contains("refused it"), "{refusal}");
+        assert!(matches!(&refusal, Refusal::Undefined(w) if w.contains("return-type")), "{refusal:?}");
+        // A program that does not build at all shows no undefined behaviour: a call of a
+        // function nothing defines (the linker's error), a name nothing declares.
+        for (name, src) in [("unlinked.c", "int f(int);\nint main(void) { return f(0); }\n"), ("undeclared.c", "int main(void) { return y; }\n")] {
+            let file = dir.path().join(name);
+            fs::write(&file, src).unwrap();
+            let w = tempfile::tempdir().unwrap();
+            assert!(matches!(g.check(&file, w.path()), Err(Refusal::Invalid(_))), "{name}: {:?}", g.check(&file, w.path()));
+        }
     }
 
     #[test]
