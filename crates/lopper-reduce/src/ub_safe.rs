@@ -10,8 +10,9 @@
 //! is fine: what still uses the variable no longer compiles.
 //!
 //! Nor is the last `return` of a value taken from a non-void function other than `main`
-//! (its expression, keyword or statement deleted): the function may then fall off its
-//! end, and its caller read a value never returned.
+//! (its expression, keyword or statement deleted), nor the one that ends its body where
+//! one did: the function may then fall off its end, and its caller read a value never
+//! returned.
 
 use crate::symbols::{in_body, is, INIT_DECLARATOR};
 use lopper_grammar::PnfGrammar;
@@ -50,8 +51,47 @@ pub(crate) fn drops_return_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, c
         }
         seen.push(f);
         let standing = |edits: &EditSet| std::iter::once(f).chain(tree.ancestors(f)).all(|a| !matches!(edits.get(a), Some(Edit::Delete)));
-        standing(candidate) && returns_value(tree, g, f) && returns_something(tree, g, state, f) && !returns_something(tree, g, candidate, f)
+        let lost = |holds: &dyn Fn(&EditSet) -> bool| holds(state) && !holds(candidate);
+        standing(candidate) && returns_value(tree, g, f) && (lost(&|e| returns_something(tree, g, e, f)) || lost(&|e| ends_with_return(tree, g, e, f)))
     })
+}
+
+/// Whether function definition `f`'s body, under `edits`, ends with a `return` of a value
+/// (its last statement; the statements of an `if` or a loop are not looked into): where
+/// it did, a candidate that takes that statement lets control reach the end.
+fn ends_with_return(tree: &Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) -> bool {
+    let body = tree.node(f).children.iter().filter_map(|&c| tree.effective(edits, c)).find(|&c| is(tree, g, c, &["compound_statement"]));
+    body.and_then(|b| last_statement(tree, g, edits, b)).is_some_and(|s| is(tree, g, s, &[RETURN]) && returns_a_value(tree, edits, s))
+}
+
+/// The last standing statement or declaration under `n` (not `n` itself), through the
+/// lists and nodes between; `None` where a bare token other than a brace ends it.
+fn last_statement(tree: &Tree, g: &PnfGrammar, edits: &EditSet, n: NodeId) -> Option<NodeId> {
+    for &c in tree.node(n).children.iter().rev() {
+        let Some(c) = tree.effective(edits, c) else { continue };
+        if tree.node(c).kind == NodeKind::Token {
+            if token(tree, c, "}") || token(tree, c, "{") {
+                continue;
+            }
+            return None;
+        }
+        if tree.node(c).symbol.is_some_and(|s| {
+            let name = &g.symbol(s).name;
+            name.ends_with("_statement") || name.ends_with("declaration")
+        }) {
+            return Some(c);
+        }
+        if let Some(s) = last_statement(tree, g, edits, c) {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// Whether return statement `n`, under `edits`, has its keyword and a value standing.
+fn returns_a_value(tree: &Tree, edits: &EditSet, n: NodeId) -> bool {
+    let parts: Vec<NodeId> = tree.node(n).children.iter().filter_map(|&c| tree.effective(edits, c)).collect();
+    parts.iter().any(|&c| token(tree, c, "return")) && parts.iter().any(|&c| !token(tree, c, "return") && !token(tree, c, ";"))
 }
 
 /// Whether function definition `f`, under `edits`, holds a `return` of a value: the
@@ -61,8 +101,7 @@ fn returns_something(tree: &Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) ->
     while let Some(n) = stack.pop() {
         let Some(n) = tree.effective(edits, n) else { continue };
         if is(tree, g, n, &[RETURN]) {
-            let parts: Vec<NodeId> = tree.node(n).children.iter().filter_map(|&c| tree.effective(edits, c)).collect();
-            if parts.iter().any(|&c| token(tree, c, "return")) && parts.iter().any(|&c| !token(tree, c, "return") && !token(tree, c, ";")) {
+            if returns_a_value(tree, edits, n) {
                 return true;
             }
             continue;
@@ -90,4 +129,71 @@ fn returns_value(tree: &Tree, g: &PnfGrammar, f: NodeId) -> bool {
 /// Whether node `n` is a token with this text.
 fn token(tree: &Tree, n: NodeId, text: &str) -> bool {
     tree.node(n).kind == NodeKind::Token && tree.token_text(n) == text
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{reduce, Options, Pipeline};
+    use lopper_parse::{Frontend, Language};
+
+    /// Every candidate a Perses reduction of C `src` tests, with `ub_safe_edits` as `safe`,
+    /// under an oracle that needs each of `needs`; and how many candidates were not made.
+    fn candidates(src: &str, needs: &[&str], safe: bool) -> (Vec<String>, usize) {
+        let fr = Frontend::new(Language::C).unwrap();
+        let mut seen: Vec<String> = Vec::new();
+        let mut oracle = |c: &str| {
+            seen.push(c.to_string());
+            needs.iter().all(|w| c.contains(w))
+        };
+        let opts = Options { ub_safe_edits: safe, ..Options::perses(1) };
+        let out = reduce(&fr, src, &mut oracle, &opts, Pipeline::perses(), &mut crate::NoProgress).unwrap();
+        (seen, out.stats.ub_avoided)
+    }
+
+    /// Asserts that some candidate is `bad` without the option, none with it, and that
+    /// the option avoided some.
+    fn avoided(src: &str, needs: &[&str], bad: &dyn Fn(&str) -> bool) -> Vec<String> {
+        let (seen, _) = candidates(src, needs, false);
+        assert!(seen.iter().any(|c| bad(c)), "the test would not show anything: {seen:#?}");
+        let (seen, avoided) = candidates(src, needs, true);
+        assert!(!seen.iter().any(|c| bad(c)), "{:#?}", seen.iter().filter(|c| bad(c)).collect::<Vec<_>>());
+        assert!(avoided > 0);
+        seen
+    }
+
+    /// The body of function `name` in `c`, without spaces, to its first `}`.
+    fn body(c: &str, name: &str) -> Option<String> {
+        c.find(name).map(|at| c[at..].split('}').next().unwrap_or("").split_whitespace().collect())
+    }
+
+    #[test]
+    fn no_candidate_takes_a_local_s_initializer() {
+        // The oracle needs main, both locals and the call: without the option, Perses'
+        // replacement tries `int x;` (an init_declarator by its declarator).
+        let src = "int g = 3;\nint main(void) {\n  int x = 4;\n  int y = x + g;\n  printf(\"%d\", y);\n  return 0;\n}\n";
+        let uninitialized = |c: &str| ["int x;", "int y;", "int x ;", "int y ;"].iter().any(|w| c.contains(w));
+        let seen = avoided(src, &["main", "int x", "int y", "printf(\"%d\", y);"], &uninitialized);
+        // A global's initializer may still go (it is zero then).
+        assert!(seen.iter().any(|c| c.contains("int g;") || !c.contains("int g")), "{seen:#?}");
+    }
+
+    #[test]
+    fn no_candidate_takes_a_return_value() {
+        // `twice`'s caller prints what it returns: `return;` or no return there is a value
+        // never returned. `note` returns nothing, and `main` may fall off its end.
+        let src = "int twice(int v) {\n  return v * 2;\n}\nvoid note(void) {\n  return;\n}\nint main(void) {\n  printf(\"%d\", twice(3));\n  note();\n  return 0;\n}\n";
+        let dropped = |c: &str| body(c, "int twice").is_some_and(|b| !b.contains("return") || b.contains("return;"));
+        let seen = avoided(src, &["int twice", "printf", "main"], &dropped);
+        // main's and note's returns may still go.
+        assert!(seen.iter().any(|c| !c.contains("return 0") || !c.contains("return;")), "{seen:#?}");
+    }
+
+    #[test]
+    fn no_candidate_takes_the_return_that_ends_a_function() {
+        // `sign` keeps `return -1` in its `if`: deleting the last `return 1;` leaves a
+        // return of a value, but lets control reach the end for `sign(3)`.
+        let src = "int sign(int v) {\n  if (v < 0)\n    return -1;\n  return 1;\n}\nint main(void) {\n  printf(\"%d\", sign(3));\n  return 0;\n}\n";
+        let open_end = |c: &str| body(c, "int sign").is_some_and(|b| b.contains("if(") && b.contains("return-1;") && !b.ends_with("return1;"));
+        avoided(src, &["int sign", "return -1", "printf", "main"], &open_end);
+    }
 }
