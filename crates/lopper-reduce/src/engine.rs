@@ -39,7 +39,7 @@ pub struct Options {
     /// the original).
     pub confirm: bool,
     /// Make no candidate that takes a value the program reads (a local variable's
-    /// initializer, a non-void function's return value: `crate::ub_safe`; C, C++; under
+    /// initializer or only write, a non-void function's return value: `crate::ub_safe`; C, C++; under
     /// `--ub-guard`, whose guard would refuse it).
     pub ub_safe_edits: bool,
 }

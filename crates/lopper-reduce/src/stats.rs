@@ -34,7 +34,7 @@ pub struct Stats {
     /// (counted in `tests` too).
     pub undefined: usize,
     /// Candidates not made because they would take a value the program reads (a local
-    /// variable's initializer, a return value: `Options::ub_safe_edits`); not judged, not
+    /// variable's initializer or only write, a return value: `Options::ub_safe_edits`); not judged, not
     /// in `candidates`.
     pub ub_avoided: usize,
     /// Replays of accepted candidates (counted in `tests` too): the periodic check of a

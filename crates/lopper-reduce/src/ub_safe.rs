@@ -21,7 +21,93 @@ use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
 /// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes a
 /// value the program reads (see the module docs): the one candidate check the engine asks.
 pub(crate) fn drops_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
-    drops_local_initializer(tree, g, state, candidate) || drops_return_value(tree, g, state, candidate)
+    drops_local_initializer(tree, g, state, candidate) || drops_return_value(tree, g, state, candidate) || drops_only_write(tree, g, state, candidate)
+}
+
+/// Whether `candidate` (as for [`drops_local_initializer`]) takes every write of a local
+/// variable declared without an initializer (`int ret;` … `ret = f();`) from a function
+/// while a read of it stays: the read is then of a value never written. A write is an
+/// assignment to it or a member of it (`x = `, `x += `, `x.f = `, `x->f = `), `++`/`--`,
+/// or its address taken (`&x`: written through it, for all we know).
+pub(crate) fn drops_only_write(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
+    let mut seen = Vec::new();
+    candidate.ids().filter(|&n| state.get(n) != candidate.get(n)).any(|n| {
+        let Some(f) = tree.ancestors(n).find(|&a| is(tree, g, a, &[FUNCTION])) else { return false };
+        if seen.contains(&f) || tree.effective(candidate, f) != Some(f) {
+            return false;
+        }
+        seen.push(f);
+        let (before, after) = (standing_tokens(tree, state, f), standing_tokens(tree, candidate, f));
+        let text = |ts: &[NodeId], i: usize| ts.get(i).map_or("", |&t| tree.token_text(t));
+        uninitialized_locals(tree, &before).into_iter().any(|(decl, x)| {
+            // The declaration must stand: without it, what still uses `x` does not compile.
+            let Some(from) = after.iter().position(|&t| t == decl) else { return false };
+            let uses = |ts: &[NodeId], from: usize| {
+                let (mut writes, mut reads) = (0, 0);
+                for i in (from + 1..ts.len()).filter(|&i| text(ts, i) == x) {
+                    let (prev, next) = (if i > 0 { text(ts, i - 1) } else { "" }, text(ts, i + 1));
+                    let member_write = matches!(next, "." | "->") && is_write(text(ts, i + 3));
+                    if is_write(next) || matches!(next, "++" | "--") || matches!(prev, "&" | "++" | "--") || member_write {
+                        writes += 1;
+                    } else if !matches!(prev, "." | "->") {
+                        reads += 1;
+                    }
+                }
+                (writes, reads)
+            };
+            let from_before = before.iter().position(|&t| t == decl).unwrap_or(0);
+            let ((w0, _), (w1, r1)) = (uses(&before, from_before), uses(&after, from));
+            w0 > 0 && w1 == 0 && r1 > 0
+        })
+    })
+}
+
+/// Whether token text `t` assigns (`=`, `+=`, `<<=`, …; not `==`).
+fn is_write(t: &str) -> bool {
+    t.ends_with('=') && !matches!(t, "==" | "!=" | "<=" | ">=")
+}
+
+/// The locals of a function (its standing tokens `ts`) declared without an initializer:
+/// per name, the name's token in its declaration. Only plain declarations (`int a, *b;`:
+/// no `=`, `[`, `(`, `{`; not `static`, which is zero) inside the body.
+fn uninitialized_locals<'t>(tree: &'t Tree, ts: &[NodeId]) -> Vec<(NodeId, &'t str)> {
+    let text = |i: usize| ts.get(i).map_or("", |&t| tree.token_text(t));
+    let Some(body) = (0..ts.len()).find(|&i| text(i) == "{") else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut start = body + 1;
+    for i in body + 1..ts.len() {
+        if !matches!(text(i), ";" | "{" | "}") {
+            continue;
+        }
+        let stmt: Vec<&str> = (start..i).map(text).collect();
+        start = i + 1;
+        let plain =
+            text(i) == ";" && stmt.len() >= 2 && !stmt.iter().any(|t| matches!(*t, "=" | "[" | "(" | "{" | "return" | "goto" | "case" | "static" | "extern"));
+        // A declaration: words, then names each before a `,` or the `;` (`unsigned a, *b;`).
+        if plain && stmt.iter().all(|t| crate::symbols::is_word(t) || matches!(*t, "," | "*")) {
+            for k in (0..stmt.len()).filter(|&k| k + 1 == stmt.len() || stmt[k + 1] == ",") {
+                if crate::symbols::is_name(stmt[k]) && k > 0 {
+                    out.push((ts[start - 1 - (stmt.len() - k)], tree.token_text(ts[start - 1 - (stmt.len() - k)])));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The tokens under `n` that stand under `edits`, in order.
+fn standing_tokens(tree: &Tree, edits: &EditSet, n: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(c) = stack.pop() {
+        let Some(c) = tree.effective(edits, c) else { continue };
+        if tree.node(c).kind == NodeKind::Token {
+            out.push(c);
+        } else {
+            stack.extend(tree.node(c).children.iter().rev());
+        }
+    }
+    out
 }
 
 /// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes the
@@ -186,6 +272,16 @@ mod tests {
         let seen = avoided(src, &["int twice", "printf", "main"], &dropped);
         // main's and note's returns may still go.
         assert!(seen.iter().any(|c| !c.contains("return 0") || !c.contains("return;")), "{seen:#?}");
+    }
+
+    #[test]
+    fn no_candidate_takes_the_only_write_of_a_variable_still_read() {
+        // `n` has one write and is printed; `m` has two (either may go alone), `p` is
+        // written through `&p`.
+        let src = "int get(int *p) {\n  *p = 5;\n  return 1;\n}\nint main(void) {\n  int n, m, p;\n  n = 4;\n  m = 1;\n  m += n;\n  get(&p);\n  printf(\"%d %d %d\", n, m, p);\n  return 0;\n}\n";
+        let unwritten = |c: &str| c.contains("int n") && c.contains("printf(\"%d %d %d\", n") && !c.contains("n = 4");
+        let seen = avoided(src, &["int n", "printf", "main", "m += n"], &unwritten);
+        assert!(seen.iter().any(|c| c.contains("m += n") && !c.contains("m = 1")), "a second write may go: {seen:#?}");
     }
 
     #[test]
