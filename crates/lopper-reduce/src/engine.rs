@@ -333,9 +333,12 @@ impl Engine<'_> {
         let texts = Texts::new(batch.len(), &make);
         let none = |_: &Tree, _: usize| Vec::new();
         let then = then.unwrap_or(&none);
-        // Rendered one at a time, as the oracle starts them, and kept for the next batch.
+        // Rendered one at a time, as the oracle starts them, and kept for the next batch;
+        // under `ub_safe_edits`, not those that edit would not make either.
+        let (g, ub_safe, batch_ref) = (self.g, self.opts.ub_safe_edits, &batch);
         let mut successors = |i: usize| -> crate::oracle::Successors<'_> {
-            Box::new(then(tree, i).into_iter().map(move |e| {
+            let made = move |e: &EditSet| !(ub_safe && crate::ub_safe::drops_value(tree, g, &batch_ref[i], e));
+            Box::new(then(tree, i).into_iter().filter(made).map(move |e| {
                 let text = round.render(&e, render);
                 rendered.keep(e, text.clone());
                 text

@@ -38,28 +38,99 @@ pub(crate) fn drops_only_write(tree: &Tree, g: &PnfGrammar, state: &EditSet, can
         }
         seen.push(f);
         let (before, after) = (standing_tokens(tree, state, f), standing_tokens(tree, candidate, f));
-        let text = |ts: &[NodeId], i: usize| ts.get(i).map_or("", |&t| tree.token_text(t));
         uninitialized_locals(tree, &before).into_iter().any(|(decl, x)| {
             // The declaration must stand: without it, what still uses `x` does not compile.
             let Some(from) = after.iter().position(|&t| t == decl) else { return false };
-            let uses = |ts: &[NodeId], from: usize| {
-                let (mut writes, mut reads) = (0, 0);
-                for i in (from + 1..ts.len()).filter(|&i| text(ts, i) == x) {
-                    let (prev, next) = (if i > 0 { text(ts, i - 1) } else { "" }, text(ts, i + 1));
-                    let member_write = matches!(next, "." | "->") && is_write(text(ts, i + 3));
-                    if is_write(next) || matches!(next, "++" | "--") || matches!(prev, "&" | "++" | "--") || member_write {
-                        writes += 1;
-                    } else if !matches!(prev, "." | "->") {
-                        reads += 1;
-                    }
-                }
-                (writes, reads)
-            };
             let from_before = before.iter().position(|&t| t == decl).unwrap_or(0);
-            let ((w0, _), (w1, r1)) = (uses(&before, from_before), uses(&after, from));
+            let ((w0, _), (w1, r1)) = (uses(tree, &before, from_before, x), uses(tree, &after, from, x));
             w0 > 0 && w1 == 0 && r1 > 0
         })
     })
+}
+
+/// Whether `after`, a transformation's variant of the program `before` (both parsed),
+/// takes a value the program reads from one of its functions, the functions matched by
+/// name: the rules of [`drops_return_value`] and [`drops_only_write`] for text variants,
+/// which no edit set of `before`'s tree describes.
+pub(crate) fn variant_drops_value(before: &Tree, after: &Tree, g: &PnfGrammar) -> bool {
+    let none = EditSet::default();
+    let functions = |tree: &Tree| -> Vec<(String, NodeId)> {
+        let mut out = Vec::new();
+        tree.walk(&none, |n| {
+            if is(tree, g, n, &[FUNCTION]) {
+                let name = tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).take_while(|&t| t != "(").last().unwrap_or("");
+                out.push((name.to_string(), n));
+                return false;
+            }
+            true
+        });
+        out
+    };
+    let olds = functions(before);
+    fn text(tree: &Tree, f: NodeId) -> Vec<&str> {
+        tree.subtree_token_ids(f).iter().map(|&t| tree.token_text(t)).collect()
+    }
+    functions(after).into_iter().any(|(name, fa)| {
+        olds.iter()
+            .find(|(n, _)| *n == name)
+            .is_some_and(|&(_, fb)| text(before, fb) != text(after, fa) && loses_value(&summary(before, g, &none, fb), &summary(after, g, &none, fa)))
+    })
+}
+
+/// What the rules compare of a function definition under some edits.
+struct Summary<'t> {
+    /// Non-void, and not `main` ([`returns_value`]).
+    returns_value: bool,
+    /// It holds a `return` of a value.
+    returns_something: bool,
+    /// Its body ends with one ([`ends_with_return`]).
+    ends_with_return: bool,
+    /// Per local declared without an initializer: its name, then the writes and reads
+    /// of it after its declaration (as [`drops_only_write`] counts them).
+    locals: Vec<(&'t str, usize, usize)>,
+}
+
+fn summary<'t>(tree: &'t Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) -> Summary<'t> {
+    let ts = standing_tokens(tree, edits, f);
+    let locals = uninitialized_locals(tree, &ts)
+        .into_iter()
+        .map(|(decl, x)| {
+            let from = ts.iter().position(|&t| t == decl).unwrap_or(0);
+            let (w, r) = uses(tree, &ts, from, x);
+            (x, w, r)
+        })
+        .collect();
+    Summary {
+        returns_value: returns_value(tree, g, f),
+        returns_something: returns_something(tree, g, edits, f),
+        ends_with_return: ends_with_return(tree, g, edits, f),
+        locals,
+    }
+}
+
+/// Whether `after` (a function's summary after a change) lost a value the program reads
+/// that `before` had: its return value, the return ending it, a local's only write
+/// while a read stays.
+fn loses_value(before: &Summary<'_>, after: &Summary<'_>) -> bool {
+    let returns = before.returns_value && ((before.returns_something && !after.returns_something) || (before.ends_with_return && !after.ends_with_return));
+    returns || before.locals.iter().any(|&(x, w0, _)| w0 > 0 && after.locals.iter().any(|&(y, w1, r1)| y == x && w1 == 0 && r1 > 0))
+}
+
+/// The writes and reads of `x` in tokens `ts` after position `from` (see
+/// [`drops_only_write`]).
+fn uses(tree: &Tree, ts: &[NodeId], from: usize, x: &str) -> (usize, usize) {
+    let text = |i: usize| ts.get(i).map_or("", |&t| tree.token_text(t));
+    let (mut writes, mut reads) = (0, 0);
+    for i in (from + 1..ts.len()).filter(|&i| text(i) == x) {
+        let (prev, next) = (if i > 0 { text(i - 1) } else { "" }, text(i + 1));
+        let member_write = matches!(next, "." | "->") && is_write(text(i + 3));
+        if is_write(next) || matches!(next, "++" | "--") || matches!(prev, "&" | "++" | "--") || member_write {
+            writes += 1;
+        } else if !matches!(prev, "." | "->") {
+            reads += 1;
+        }
+    }
+    (writes, reads)
 }
 
 /// Whether token text `t` assigns (`=`, `+=`, `<<=`, …; not `==`).
@@ -282,6 +353,20 @@ mod tests {
         let unwritten = |c: &str| c.contains("int n") && c.contains("printf(\"%d %d %d\", n") && !c.contains("n = 4");
         let seen = avoided(src, &["int n", "printf", "main", "m += n"], &unwritten);
         assert!(seen.iter().any(|c| c.contains("m += n") && !c.contains("m = 1")), "a second write may go: {seen:#?}");
+    }
+
+    #[test]
+    fn a_text_variant_is_judged_by_the_same_rules_function_by_function() {
+        let fr = Frontend::new(Language::C).unwrap();
+        let before = "int g(void);\nint twice(int v) { return v * 2; }\nint f(void) { int r; r = g(); return r; }\nint main(void) { return twice(f()); }\n";
+        let drops = |after: &str| super::variant_drops_value(&fr.parse(before).unwrap().tree, &fr.parse(after).unwrap().tree, fr.grammar());
+        // An emptied body (as a transformation writes it), and a local's only write gone.
+        assert!(drops(&before.replace("{ return v * 2; }", "{ }")));
+        assert!(drops(&before.replace(" r = g();", "")));
+        // A smaller return value, a function gone whole, `main` falling off its end: fine.
+        assert!(!drops(&before.replace("v * 2", "v")));
+        assert!(!drops(&before.replace("int twice(int v) { return v * 2; }\n", "")));
+        assert!(!drops(&before.replace("return twice(f());", "twice(f());")));
     }
 
     #[test]

@@ -62,7 +62,9 @@ impl Engine<'_> {
             let mut k = 0;
             'pass: loop {
                 let cx = Context { best: &self.j.best, tree, grammar: self.g };
-                let batch = variants(pass.as_ref(), cx, k, self.opts.search.window.max(1), self.render, self.frontend);
+                let ub_safe = self.opts.ub_safe_edits;
+                let batch = variants(pass.as_ref(), cx, k, self.opts.search.window.max(1), self.render, self.frontend, ub_safe);
+                self.j.stats.ub_avoided += batch.avoided;
                 if pass.interrupted() {
                     return Err(OracleError::Interrupted);
                 }
@@ -83,7 +85,7 @@ impl Engine<'_> {
                     let (Some(p), Ok(parsed)) = (fresh.as_mut(), frontend.parse(texts.get(w))) else { return no_successors() };
                     let cx = Context { best: texts.get(w), tree: &parsed.tree, grammar: g };
                     p.prepare(cx);
-                    Box::new(variants(p.as_ref(), cx, ks[w], jobs, render, frontend).texts.into_iter())
+                    Box::new(variants(p.as_ref(), cx, ks[w], jobs, render, frontend, ub_safe).texts.into_iter())
                 };
                 let memo = Memo::Presume(LocalKey { pass: pass.name(), modulo_words: pass.keeps_words() });
                 let count = |w: usize| tokens[w];
@@ -144,14 +146,19 @@ struct Variants {
     exhausted: bool,
     /// The pass's failure, if it failed.
     error: Option<String>,
+    /// Variants not made: they took a value the program reads.
+    avoided: usize,
 }
 
 /// Instances `k`, `k + 1`, … of `pass` over `cx` until `want` variants smaller than the
 /// best (tokens, then bytes, then shortlex) or the pass runs out; a text variant that does
 /// not parse counts as the largest, never tested.
-fn variants(pass: &dyn passes::Pass, cx: Context<'_>, k: usize, want: usize, render: RenderOptions, frontend: &Frontend) -> Variants {
+/// With `ub_safe`, a variant that takes a value the program reads ([`crate::ub_safe`]) is
+/// not made either: counted in `avoided`.
+fn variants(pass: &dyn passes::Pass, cx: Context<'_>, k: usize, want: usize, render: RenderOptions, frontend: &Frontend, ub_safe: bool) -> Variants {
     let best = Measure::of(cx.best, cx.tree.token_count());
-    let mut b = Variants { texts: Vec::new(), ks: Vec::new(), tokens: Vec::new(), next: k, exhausted: false, error: None };
+    let mut b = Variants { texts: Vec::new(), ks: Vec::new(), tokens: Vec::new(), next: k, exhausted: false, error: None, avoided: 0 };
+    let none = lopper_tree::EditSet::default();
     while b.texts.len() < want {
         let variant = match pass.instance(cx, b.next) {
             Instance::Exhausted => {
@@ -164,11 +171,21 @@ fn variants(pass: &dyn passes::Pass, cx: Context<'_>, k: usize, want: usize, ren
                 break;
             }
             Instance::Skip => None,
-            Instance::Variant(e) => Some((cx.tree.render(&e, render), cx.tree.count_tokens(&e))),
-            Instance::Text(text) => {
-                let n = frontend.parse_plain(&text).map_or(usize::MAX, |t| t.token_count());
-                Some((text, n))
+            Instance::Variant(e) if ub_safe && crate::ub_safe::drops_value(cx.tree, cx.grammar, &none, &e) => {
+                b.avoided += 1;
+                None
             }
+            Instance::Variant(e) => Some((cx.tree.render(&e, render), cx.tree.count_tokens(&e))),
+            Instance::Text(text) => match frontend.parse_plain(&text) {
+                Ok(t) if ub_safe && crate::ub_safe::variant_drops_value(cx.tree, &t, cx.grammar) => {
+                    b.avoided += 1;
+                    None
+                }
+                parsed => {
+                    let n = parsed.map_or(usize::MAX, |t| t.token_count());
+                    Some((text, n))
+                }
+            },
         };
         if let Some((text, n)) = variant {
             if Measure::of(&text, n) < best {
