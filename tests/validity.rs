@@ -238,6 +238,20 @@ fn template_parameters_become_int_and_templates_plain_classes_where_gxx_accepts_
     assert!(reduced.contains("intid(intv){returnv;}") && reduced.contains("Ss;St;") && reduced.contains("id(s.get())"), "{reduced}");
 }
 
+#[test]
+fn a_structured_binding_loses_a_name_with_the_member_it_binds_and_its_aggregate_becomes_an_array() {
+    require_tool("g++");
+    // Issue 52's 28 → 21 tokens: `f` is unused; its name goes with member `a` (neither can
+    // go alone), then `S`, used only through the binding, becomes an array. The array
+    // binding loses `p` with an element and its initializer's `1`.
+    let src = "struct S { int a; int b; };\nS s;\nauto [f, g] = s;\nint arr[2] = {1, 2};\nauto [p, q] = arr;\nint h() { return g + q; }\n";
+    let test = "g++ -std=c++17 -fsyntax-only -x c++ \"$1\" >/dev/null 2>&1 && grep -q 'return g + q' \"$1\"";
+    let reduced = squash(&reduced_by("bindings", "a.cpp", src, test));
+    assert!(reduced.contains("ints[1];auto[g]=s;"), "{reduced}");
+    assert!(!reduced.contains("struct"), "{reduced}");
+    assert!(reduced.contains("intarr[1]={2};auto[q]=arr;"), "{reduced}");
+}
+
 /// A class whose members another class's statements use: `Big`'s members are the largest
 /// list (the test needs `pad1`), so Perses' ddmin over them comes before the statements
 /// of `User.f`.

@@ -20,37 +20,28 @@ use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
 
 /// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes a
 /// value the program reads (see the module docs): the one candidate check the engine asks.
+/// Each function the candidate changes and keeps is summarized before and after
+/// ([`loses_value`]); locals are matched by name, so of two that shadow one another in a
+/// function, the rule sees their uses together.
 pub(crate) fn drops_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
-    drops_local_initializer(tree, g, state, candidate) || drops_return_value(tree, g, state, candidate) || drops_only_write(tree, g, state, candidate)
-}
-
-/// Whether `candidate` (as for [`drops_local_initializer`]) takes every write of a local
-/// variable declared without an initializer (`int ret;` … `ret = f();`) from a function
-/// while a read of it stays: the read is then of a value never written. A write is an
-/// assignment to it or a member of it (`x = `, `x += `, `x.f = `, `x->f = `), `++`/`--`,
-/// or its address taken (`&x`: written through it, for all we know).
-pub(crate) fn drops_only_write(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
+    if drops_local_initializer(tree, g, state, candidate) {
+        return true;
+    }
     let mut seen = Vec::new();
     candidate.ids().filter(|&n| state.get(n) != candidate.get(n)).any(|n| {
         let Some(f) = tree.ancestors(n).find(|&a| is(tree, g, a, &[FUNCTION])) else { return false };
-        if seen.contains(&f) || tree.effective(candidate, f) != Some(f) {
+        if seen.contains(&f) {
             return false;
         }
         seen.push(f);
-        let (before, after) = (standing_tokens(tree, state, f), standing_tokens(tree, candidate, f));
-        uninitialized_locals(tree, &before).into_iter().any(|(decl, x)| {
-            // The declaration must stand: without it, what still uses `x` does not compile.
-            let Some(from) = after.iter().position(|&t| t == decl) else { return false };
-            let from_before = before.iter().position(|&t| t == decl).unwrap_or(0);
-            let ((w0, _), (w1, r1)) = (uses(tree, &before, from_before, x), uses(tree, &after, from, x));
-            w0 > 0 && w1 == 0 && r1 > 0
-        })
+        let stands = tree.effective(candidate, f) == Some(f) && tree.ancestors(f).all(|a| !matches!(candidate.get(a), Some(Edit::Delete)));
+        stands && loses_value(&summary(tree, g, state, f), &summary(tree, g, candidate, f))
     })
 }
 
 /// Whether `after`, a transformation's variant of the program `before` (both parsed),
 /// takes a value the program reads from one of its functions, the functions matched by
-/// name: the rules of [`drops_return_value`] and [`drops_only_write`] for text variants,
+/// name: the rules of [`drops_value`] for text variants,
 /// which no edit set of `before`'s tree describes.
 pub(crate) fn variant_drops_value(before: &Tree, after: &Tree, g: &PnfGrammar) -> bool {
     let none = EditSet::default();
@@ -86,7 +77,7 @@ struct Summary<'t> {
     /// Its body ends with one ([`ends_with_return`]).
     ends_with_return: bool,
     /// Per local declared without an initializer: its name, then the writes and reads
-    /// of it after its declaration (as [`drops_only_write`] counts them).
+    /// of it after its declaration ([`uses`]).
     locals: Vec<(&'t str, usize, usize)>,
 }
 
@@ -109,15 +100,19 @@ fn summary<'t>(tree: &'t Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) -> Su
 }
 
 /// Whether `after` (a function's summary after a change) lost a value the program reads
-/// that `before` had: its return value, the return ending it, a local's only write
-/// while a read stays.
+/// that `before` had: the last `return` of a value, or the one ending its body, of a
+/// function that returns one ([`returns_value`]); or every write of a local declared
+/// without an initializer (`int ret;` … `ret = f();`) while a read of it stays, so that
+/// the read is of a value never written (and its declaration stays: without it, what
+/// still uses the local does not compile).
 fn loses_value(before: &Summary<'_>, after: &Summary<'_>) -> bool {
     let returns = before.returns_value && ((before.returns_something && !after.returns_something) || (before.ends_with_return && !after.ends_with_return));
     returns || before.locals.iter().any(|&(x, w0, _)| w0 > 0 && after.locals.iter().any(|&(y, w1, r1)| y == x && w1 == 0 && r1 > 0))
 }
 
-/// The writes and reads of `x` in tokens `ts` after position `from` (see
-/// [`drops_only_write`]).
+/// The writes and reads of `x` in tokens `ts` after position `from`. A write is an
+/// assignment to it or a member of it (`x = `, `x += `, `x.f = `, `x->f = `), `++`/`--`,
+/// or its address taken (`&x`: written through it, for all we know).
 fn uses(tree: &Tree, ts: &[NodeId], from: usize, x: &str) -> (usize, usize) {
     let text = |i: usize| ts.get(i).map_or("", |&t| tree.token_text(t));
     let (mut writes, mut reads) = (0, 0);
@@ -192,24 +187,6 @@ pub(crate) fn drops_local_initializer(tree: &Tree, g: &PnfGrammar, state: &EditS
                 && tree.node(n).parent.is_some_and(|p| initializes(p) && !candidate.contains(p) && tree.ancestors(p).all(|a| !candidate.contains(a)))
         }
         _ => false,
-    })
-}
-
-/// Whether `candidate` (as for [`drops_local_initializer`]) leaves a non-void function
-/// other than `main` (which `state` keeps, with a `return` of a value) without any
-/// `return` of a value: its expression, keyword or statement deleted, or a statement list
-/// holding it.
-pub(crate) fn drops_return_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
-    let mut seen = Vec::new();
-    candidate.ids().filter(|&n| state.get(n) != candidate.get(n)).any(|n| {
-        let Some(f) = tree.ancestors(n).find(|&a| is(tree, g, a, &[FUNCTION])) else { return false };
-        if seen.contains(&f) {
-            return false;
-        }
-        seen.push(f);
-        let standing = |edits: &EditSet| std::iter::once(f).chain(tree.ancestors(f)).all(|a| !matches!(edits.get(a), Some(Edit::Delete)));
-        let lost = |holds: &dyn Fn(&EditSet) -> bool| holds(state) && !holds(candidate);
-        standing(candidate) && returns_value(tree, g, f) && (lost(&|e| returns_something(tree, g, e, f)) || lost(&|e| ends_with_return(tree, g, e, f)))
     })
 }
 

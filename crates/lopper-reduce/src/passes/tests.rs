@@ -666,3 +666,26 @@ fn binary_search_chunks_halve_down_to_single_instances() {
     assert_eq!(chunk(1, 1), None);
     assert_eq!(chunk(0, 0), None);
 }
+
+#[test]
+fn bindings_delete_a_name_with_the_member_it_binds_or_make_the_aggregate_an_array() {
+    let f = Frontend::new(Language::Cpp).unwrap();
+    let src = "struct S { int a; long b; };\nS s{1, 2};\nauto [f, g] = s;\nint h() { return g; }\n";
+    let got = variants(&f, &mut *bindings::create(), src);
+    // `g` is used: only `f` goes, with `a` and the `1`. The members differ in type: no array.
+    assert_eq!(got, ["struct S {  long b; };\nS s{2};\nauto [g] = s;\nint h() { return g; }\n"]);
+    let same = "struct S { int a; int b; };\nS s;\nauto [f, g] = s;\nint h() { return g; }\n";
+    let got = variants(&f, &mut *bindings::create(), same);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[1], "\nint s[2];\nauto [f, g] = s;\nint h() { return g; }\n");
+    // A member named elsewhere, a class with a function, a single name: nothing.
+    for src in [
+        "struct S { int a; int b; };\nS s;\nauto [f, g] = s;\nint h() { return s.a + g; }\n",
+        "struct S { int a; int b; int m() { return 0; } };\nS s;\nauto [f, g] = s;\n",
+        "struct S { int a; };\nS s;\nauto [f] = s;\nint h() { return f + s.a; }\n",
+    ] {
+        let got = variants(&f, &mut *bindings::create(), src);
+        assert!(got.iter().all(|v| !v.contains("int s[")), "{got:?}");
+    }
+    assert!(variants(&f, &mut *bindings::create(), "struct S { int a; int b; int m() { return 0; } };\nS s;\nauto [f, g] = s;\n").is_empty());
+}

@@ -5,14 +5,14 @@
 //! build the same way.
 
 use crate::passes::{
-    aliases, arguments, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, CoarseSearch, Group,
-    Kind, Pass, PassInfo,
+    aliases, arguments, bindings, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, CoarseSearch,
+    Group, Kind, Pass, PassInfo,
 };
 use crate::{definitions, files, instances, perses, slices, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 20] = [
+pub const REGISTRY: [&PassInfo; 21] = [
     &definitions::INFO,
     &files::INFO,
     &slices::INFO,
@@ -26,6 +26,7 @@ pub const REGISTRY: [&PassInfo; 20] = [
     &bodies::INFO,
     &params::INFO,
     &arguments::INFO,
+    &bindings::INFO,
     &templates::INFO,
     &hoist::INFO,
     &headers::INFO,
