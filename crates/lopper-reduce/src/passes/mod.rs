@@ -19,16 +19,16 @@
 //! inlined where its name is used), [`aliases`] (type aliases inlined whatever their
 //! length), [`bodies`] (a one-expression function inlined at its uses), [`params`] (a local declaration moved into the
 //! parameter list), [`arguments`] (an unused parameter removed with its arguments),
-//! [`bindings`] (a structured binding's name removed with the member it binds),
+//! [`aggregates`] (an aggregate's member removed with its initializer elements and binding names),
 //! [`templates`] (a template type parameter made `int`), [`hoist`] (a C++ namespace or linkage specification replaced by its
 //! declarations), [`headers`] (a project's header included once inlined), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
 //! out readably, once, after the fixpoint.
 
+pub mod aggregates;
 pub mod aliases;
 pub mod arguments;
-pub mod bindings;
 pub mod bodies;
 pub mod external;
 pub mod headers;

@@ -668,24 +668,31 @@ fn binary_search_chunks_halve_down_to_single_instances() {
 }
 
 #[test]
-fn bindings_delete_a_name_with_the_member_it_binds_or_make_the_aggregate_an_array() {
+fn aggregates_delete_a_member_with_its_initializer_elements_and_binding_names() {
     let f = Frontend::new(Language::Cpp).unwrap();
+    let got = |src: &str| variants(&f, &mut *aggregates::create(), src);
+    // `g` is used: only `a` goes, with `f` and the `1`. The members differ in type: no array.
     let src = "struct S { int a; long b; };\nS s{1, 2};\nauto [f, g] = s;\nint h() { return g; }\n";
-    let got = variants(&f, &mut *bindings::create(), src);
-    // `g` is used: only `f` goes, with `a` and the `1`. The members differ in type: no array.
-    assert_eq!(got, ["struct S {  long b; };\nS s{2};\nauto [g] = s;\nint h() { return g; }\n"]);
-    let same = "struct S { int a; int b; };\nS s;\nauto [f, g] = s;\nint h() { return g; }\n";
-    let got = variants(&f, &mut *bindings::create(), same);
-    assert_eq!(got.len(), 2, "{got:?}");
-    assert_eq!(got[1], "\nint s[2];\nauto [f, g] = s;\nint h() { return g; }\n");
-    // A member named elsewhere, a class with a function, a single name: nothing.
+    assert_eq!(got(src), ["struct S {  long b; };\nS s{2};\nauto [g] = s;\nint h() { return g; }\n"]);
+    // Every initializer of the class loses the element: objects and temporaries.
+    let src = "struct P { int x; int y; };\nP p = {1, 2};\nP q{3, 4};\nint h() { return P{5, 6}.y + q.y; }\n";
+    assert_eq!(got(src), ["struct P {  int y; };\nP p = {2};\nP q{4};\nint h() { return P{6}.y + q.y; }\n"]);
+    // One declaration, members of one type: the array.
+    let src = "struct S { int a; int b; };\nS s;\nauto [f, g] = s;\nint h() { return g; }\n";
+    let all = got(src);
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert_eq!(all[1], "\nint s[2];\nauto [f, g] = s;\nint h() { return g; }\n");
+    // An array binding: a name with an element.
+    assert_eq!(got("int a[2] = {7, 8};\nauto [p, q] = a;\nint h() { return q; }\n"), ["int a[1] = {8};\nauto [q] = a;\nint h() { return q; }\n"]);
+    // A member named elsewhere, a class with a function, a single name, a designated or
+    // shorter initializer: nothing.
     for src in [
-        "struct S { int a; int b; };\nS s;\nauto [f, g] = s;\nint h() { return s.a + g; }\n",
+        "struct S { int a; int b; };\nS s;\nS t;\nauto [f, g] = s;\nint h() { return s.a + s.b + g; }\n",
         "struct S { int a; int b; int m() { return 0; } };\nS s;\nauto [f, g] = s;\n",
-        "struct S { int a; };\nS s;\nauto [f] = s;\nint h() { return f + s.a; }\n",
+        "struct S { int a; };\nS s;\nS t;\nauto [f] = s;\nint h() { return f + s.a; }\n",
+        "struct S { int a; int b; };\nS s{.a = 1, .b = 2};\nS t;\nint h() { return s.b; }\n",
+        "struct S { int a; int b; };\nS s{1};\nS t;\nint h() { return s.b; }\n",
     ] {
-        let got = variants(&f, &mut *bindings::create(), src);
-        assert!(got.iter().all(|v| !v.contains("int s[")), "{got:?}");
+        assert!(got(src).is_empty(), "{src}: {:?}", got(src));
     }
-    assert!(variants(&f, &mut *bindings::create(), "struct S { int a; int b; int m() { return 0; } };\nS s;\nauto [f, g] = s;\n").is_empty());
 }

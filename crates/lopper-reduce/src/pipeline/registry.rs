@@ -5,7 +5,7 @@
 //! build the same way.
 
 use crate::passes::{
-    aliases, arguments, bindings, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, CoarseSearch,
+    aggregates, aliases, arguments, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, CoarseSearch,
     Group, Kind, Pass, PassInfo,
 };
 use crate::{definitions, files, instances, perses, slices, unused};
@@ -26,7 +26,7 @@ pub const REGISTRY: [&PassInfo; 21] = [
     &bodies::INFO,
     &params::INFO,
     &arguments::INFO,
-    &bindings::INFO,
+    &aggregates::INFO,
     &templates::INFO,
     &hoist::INFO,
     &headers::INFO,
