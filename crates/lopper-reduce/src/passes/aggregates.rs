@@ -23,6 +23,7 @@
 
 use super::arguments::{list_at, parent_name, List};
 use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
+use lopper_tree::Tree;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -71,7 +72,7 @@ impl Pass for Aggregates {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);
         let ids = t.token_ids();
-        let text = |p: usize| ids.get(p).map_or("", |&id| t.token_text(id));
+        let text = text_at(t);
         let mut count: HashMap<&str, usize> = HashMap::new();
         for &id in ids {
             *count.entry(t.token_text(id)).or_default() += 1;
@@ -154,9 +155,8 @@ fn declares_object<'a>(text: &impl Fn(usize) -> &'a str, q: usize) -> bool {
 /// that of its `;`; `None` unless every member is a plain data member (words and `*`, its
 /// last word its name, one per declaration) and the body is followed by `;`.
 fn class_at(cx: Context<'_>, head: usize) -> Option<(usize, Vec<(usize, usize)>)> {
-    let t = cx.tree;
-    let ids = t.token_ids();
-    let text = |p: usize| ids.get(p).map_or("", |&id| t.token_text(id));
+    let text = text_at(cx.tree);
+    let ids = cx.tree.token_ids();
     let mut members = Vec::new();
     let mut start = head + 2;
     for q in head + 2..ids.len() {
@@ -182,9 +182,7 @@ fn class_at(cx: Context<'_>, head: usize) -> Option<(usize, Vec<(usize, usize)>)
 /// `s[N] = {…}`): `Some(None)` where it has none, `None` where its braces do not read as a
 /// list (a trailing comma).
 fn initializer(cx: Context<'_>, decl: usize) -> Option<Option<List>> {
-    let t = cx.tree;
-    let ids = t.token_ids();
-    let text = |p: usize| ids.get(p).map_or("", |&id| t.token_text(id));
+    let text = text_at(cx.tree);
     let mut q = decl + 1;
     if text(q) == "[" {
         q += 3;
@@ -196,4 +194,10 @@ fn initializer(cx: Context<'_>, decl: usize) -> Option<Option<List>> {
         return Some(None);
     }
     list_at(cx, q).map(Some)
+}
+
+/// The text of the token at a position (as in [`Tree::token_ids`]); `""` past the end.
+fn text_at<'t>(t: &'t Tree) -> impl Fn(usize) -> &'t str + Copy + 't {
+    let ids = t.token_ids();
+    move |p| ids.get(p).map_or("", |&id| t.token_text(id))
 }
