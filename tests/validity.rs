@@ -244,14 +244,15 @@ fn an_aggregate_loses_a_member_with_its_binding_names_and_initializer_elements_a
     // Issue 52's 28 → 21 tokens: `f` is unused; its name goes with member `a` (neither can
     // go alone), then `S`, used only through the binding, becomes an array. The array
     // binding loses `p` with an element and its initializer's `1`; `P` loses `x` with the
-    // first element of each initializer.
-    let src = "struct S { int a; int b; };\nS s;\nauto [f, g] = s;\nint arr[2] = {1, 2};\nauto [p, q] = arr;\nstruct P { int x; long y; };\nP u{1, 2};\nint h() { return g + q + P{3, 4}.y + u.y; }\n";
+    // first element of each initializer; `W`, one member used only through it, becomes it.
+    let src = "struct S { int a; int b; };\nS s;\nauto [f, g] = s;\nint arr[2] = {1, 2};\nauto [p, q] = arr;\nstruct P { int x; long y; };\nP u{1, 2};\nstruct W { long v; };\nW w{3};\nint h() { return g + q + P{3, 4}.y + u.y + w.v; }\n";
     let test = "g++ -std=c++17 -fsyntax-only -x c++ \"$1\" >/dev/null 2>&1 && grep -q 'return g + q' \"$1\"";
     let reduced = squash(&reduced_by("aggregates", "a.cpp", src, test));
     assert!(reduced.contains("ints[1];auto[g]=s;"), "{reduced}");
     assert!(!reduced.contains("structS"), "{reduced}");
     assert!(reduced.contains("intarr[1]={2};auto[q]=arr;"), "{reduced}");
     assert!(reduced.contains("structP{longy;};Pu{2};") && reduced.contains("P{4}.y"), "{reduced}");
+    assert!(reduced.contains("longw{3};") && reduced.contains("u.y+w;}") && !reduced.contains("structW"), "one member, used only through it: {reduced}");
 }
 
 /// A class whose members another class's statements use: `Big`'s members are the largest

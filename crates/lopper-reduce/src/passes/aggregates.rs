@@ -15,11 +15,15 @@
 //!   `s`'s braced initializer where it has `N`;
 //! - **an aggregate made an array**: `T`, named nowhere but in its definition and in one
 //!   object's declaration `T x`, whose members all have one type `U` and are named nowhere
-//!   else, deleted, and `x` declared `U x[M]` (its `M` members), its initializer kept.
+//!   else, deleted, and `x` declared `U x[M]` (its `M` members), its initializer kept;
+//! - **an aggregate of one member made a scalar**: `T` with the one member `U m`, named
+//!   nowhere but in its objects' declarations, each object used only as `x.m` and bound by
+//!   no binding, deleted; each `T x` becomes `U x` and each `x.m` becomes `x`.
 //!
 //! Only a class without a base, a template head or anything but data members (`int a, b;`
 //! is not one member per declaration either) is taken. Instance `k` is the `k`-th such edit:
-//! classes in source order, each member, then the array; then the bindings of arrays.
+//! classes in source order, each member, then the array, then the scalar; then the
+//! bindings of arrays.
 
 use super::arguments::{list_at, parent_name, List};
 use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
@@ -73,11 +77,15 @@ impl Pass for Aggregates {
         let (t, g) = (cx.tree, cx.grammar);
         let ids = t.token_ids();
         let text = text_at(t);
-        let mut count: HashMap<&str, usize> = HashMap::new();
-        for &id in ids {
-            *count.entry(t.token_text(id)).or_default() += 1;
+        // Where each token text stands, ascending: one pass, so that each class's lookups
+        // cost its own occurrences, not the program.
+        let mut at: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (p, &id) in ids.iter().enumerate() {
+            at.entry(t.token_text(id)).or_default().push(p);
         }
-        let once = |p: usize| count.get(text(p)) == Some(&1);
+        let count = |p: usize| at.get(text(p)).map_or(0, Vec::len);
+        let once = |p: usize| count(p) == 1;
+        let after = |word: &str, from: usize| at.get(word).map_or(&[][..], |v| &v[v.partition_point(|&q| q < from)..]);
         let bytes = |a: usize, b: usize| span(t, ids[a]).start..span(t, ids[b]).end;
         let bindings: Vec<Binding> = (0..ids.len())
             .filter(|&p| text(p) == "[" && parent_name(t, g, ids[p]) == Some("structured_binding_declarator"))
@@ -88,18 +96,19 @@ impl Pass for Aggregates {
                 if text(names.close + 1) != "=" || text(names.close + 3) != ";" || !crate::symbols::is_name(text(s)) {
                     return None;
                 }
-                let object = (0..p).rev().find(|&q| text(q) == text(s) && declares_object(&text, q))?;
+                let before = at.get(text(s)).map_or(&[][..], |v| &v[..v.partition_point(|&q| q < p)]);
+                let object = before.iter().rev().copied().find(|&q| declares_object(&text, q))?;
                 Some(Binding { names, object })
             })
             .collect();
         // A binding's name `i` can go: one token, used nowhere else.
         let name_goes = |b: &Binding, i: usize| b.names.items.len() >= 2 && b.names.items[i].0 == b.names.items[i].1 && once(b.names.items[i].0);
         for head in (1..ids.len()).filter(|&q| matches!(text(q - 1), "struct" | "class") && text(q + 1) == "{" && text(q.saturating_sub(2)) != ">") {
-            let Some((end, members)) = class_at(cx, head) else { continue };
+            let Some((end, members)) = class_at(cx, head).filter(|(_, m)| !m.is_empty()) else { continue };
             let n = members.len();
             let class = text(head);
-            let objects: Vec<usize> = (end..ids.len()).filter(|&q| text(q) == class && declares_object(&text, q + 1)).map(|q| q + 1).collect();
-            let temporaries = (end..ids.len()).filter(|&q| text(q) == class && text(q + 1) == "{").map(|q| list_at(cx, q + 1));
+            let objects: Vec<usize> = after(class, end).iter().filter(|&&q| declares_object(&text, q + 1)).map(|q| q + 1).collect();
+            let temporaries = after(class, end).iter().filter(|&&q| text(q + 1) == "{").map(|&q| list_at(cx, q + 1));
             let Some(lists) = objects.iter().map(|&x| initializer(cx, x)).chain(temporaries.map(|l| l.map(Some))).collect::<Option<Vec<_>>>() else {
                 continue;
             };
@@ -117,10 +126,24 @@ impl Pass for Aggregates {
             }
             // The aggregate made an array: `T` and its members named nowhere else.
             let types: Vec<Vec<&str>> = members.iter().map(|&(x, y)| (x..y - 1).map(text).collect()).collect();
-            let uniform = n > 0 && types.iter().all(|u| *u == types[0] && !u.is_empty());
-            if let ([x], true, true) = (&objects[..], uniform, count.get(class) == Some(&2) && members.iter().all(|&(_, y)| once(y - 1))) {
+            let uniform = types.iter().all(|u| *u == types[0] && !u.is_empty());
+            if let ([x], true, true) = (&objects[..], uniform, count(head) == 2 && members.iter().all(|&(_, y)| once(y - 1))) {
                 let array = format!("{} {}[{n}]", types[0].join(" "), text(*x));
                 self.instances.push(vec![(bytes(head - 1, end - 1), String::new()), (bytes(x - 1, *x), array)]);
+            }
+            // The aggregate of one member made that member: `T` named only in its objects'
+            // declarations, each object used only as `x.m`, `m` nowhere else.
+            if let ([(_, semi)], true, true) = (&members[..], bound.is_empty() && !objects.is_empty(), count(head) == 1 + objects.len()) {
+                let m = semi - 1;
+                let uses = |x: usize| after(text(x), end).iter().copied().filter(move |&q| q != x);
+                let accesses: Option<Vec<usize>> =
+                    objects.iter().flat_map(|&x| uses(x)).map(|q| (text(q + 1) == "." && text(q + 2) == text(m)).then_some(q)).collect();
+                if let Some(accesses) = accesses.filter(|a| count(m) == 1 + a.len()) {
+                    let mut edits = vec![(bytes(head - 1, end - 1), String::new())];
+                    edits.extend(objects.iter().map(|&x| (span(t, ids[x - 1]), types[0].join(" "))));
+                    edits.extend(accesses.iter().map(|&q| (bytes(q, q + 2), text(q).to_string())));
+                    self.instances.push(edits);
+                }
             }
         }
         for b in &bindings {

@@ -682,6 +682,9 @@ fn aggregates_delete_a_member_with_its_initializer_elements_and_binding_names() 
     let all = got(src);
     assert_eq!(all.len(), 2, "{all:?}");
     assert_eq!(all[1], "\nint s[2];\nauto [f, g] = s;\nint h() { return g; }\n");
+    // One member, used only through it (so it cannot go alone): the scalar.
+    let src = "struct W { long v; };\nW w{3};\nW z;\nlong h() { return w.v + z.v; }\n";
+    assert_eq!(got(src), ["\nlong w{3};\nlong z;\nlong h() { return w + z; }\n"]);
     // An array binding: a name with an element.
     assert_eq!(got("int a[2] = {7, 8};\nauto [p, q] = a;\nint h() { return q; }\n"), ["int a[1] = {8};\nauto [q] = a;\nint h() { return q; }\n"]);
     // A member named elsewhere, a class with a function, a single name, a designated or
