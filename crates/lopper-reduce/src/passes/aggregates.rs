@@ -42,7 +42,7 @@ pub struct Aggregates {
 pub const INFO: PassInfo = PassInfo {
     name: "aggregates",
     plain: "deleting aggregate members with their initializers and bindings",
-    about: "a C++ aggregate's data member deleted with the matching element of every braced initializer and the matching name of every structured binding, in one candidate; an array's element with its binding name; an aggregate used in one declaration made an array",
+    about: "a C++ aggregate's data member deleted with the matching element of every braced initializer and the matching name of every structured binding, in one candidate; an array's element with its binding name; an aggregate used in one declaration made an array, and one of one member used only through it made that member",
     group: Group::Main,
     grows: false,
     kind: Kind::Transformation(create),
