@@ -41,8 +41,9 @@ pub(crate) fn drops_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidat
 
 /// Whether `after`, a transformation's variant of the program `before` (both parsed),
 /// takes a value the program reads from one of its functions, the functions matched by
-/// name: the rules of [`drops_value`] for text variants,
-/// which no edit set of `before`'s tree describes.
+/// name: [`loses_value`] (the return values, a local's only write) for text variants,
+/// which no edit set of `before`'s tree describes. Not the initializer rule
+/// ([`drops_local_initializer`]), which reads the edits of one tree's nodes.
 pub(crate) fn variant_drops_value(before: &Tree, after: &Tree, g: &PnfGrammar) -> bool {
     let none = EditSet::default();
     let functions = |tree: &Tree| -> Vec<(String, NodeId)> {

@@ -4,7 +4,7 @@
 //! bound name by name (`auto [f, g] = x;`); an array `U s[2]` the same. Deleting a member
 //! alone, or a name or an element alone, leaves a program no compiler accepts (or one whose
 //! elements initialize other members), so Perses and the token passes never take them.
-//! Three kinds of instance:
+//! Four kinds of instance:
 //!
 //! - **a member with all that matches it**: data member `i` of `T` (named nowhere else)
 //!   deleted with element `i` of every braced initializer of `T`'s objects and temporaries
