@@ -103,11 +103,30 @@ fn a_namespace_no_use_can_see_is_a_unit_of_its_own() {
 #[test]
 fn any_slice_of_the_declarations_at_namespace_scope_leaves_a_program_that_compiles() {
     // The `slices` search's items: the members of namespaces and linkage specifications
-    // (one glued by tree-sitter's recovery to its attributes), each deleted with what only
-    // it reaches; an emptied namespace stays as its braces.
+    // (one with attributes after its name), each deleted with what only it reaches; an emptied namespace stays as its braces.
     let src = "extern \"C\" { int puts(const char *); int abs(int); }\nnamespace lib __attribute__ ((__visibility__ (\"default\"))) {\ntypedef unsigned long size_t;\ntemplate <typename _Tp> struct box { _Tp v; size_t n; };\nstruct base { int v; };\nstruct derived : base { int w; };\ninline int first(const derived &d) { return d.v; }\nnamespace detail { inline int helper(box<int> b) { return b.v; } }\ninline int wrapped() { box<int> b{1, 0}; return detail::helper(b); }\ninline int idle() { return 3; }\n}\nnamespace app { int run() { lib::derived d{}; return lib::first(d) + abs(-1); } int spare() { return puts(\"x\"); } }\nint main() { return app::run(); }\n";
     let cuts = without_each(Language::Cpp, src, true);
     assert!(cuts.iter().any(|cut| !cut.contains("helper") && !cut.contains("box")), "no slice takes wrapped() with helper and box: {cuts:#?}");
+    all_compile("g++", "c++", src, &cuts, "slice");
+}
+
+#[test]
+fn a_block_whose_closing_brace_the_recovery_moved_ties_nothing_after_it() {
+    // tree-sitter-cpp reads no comma expression in `decltype`: its recovery ends `set`
+    // there, gives the class's `}` to the namespace, and what follows the namespace to an
+    // ERROR node. `set`'s element opens a block no element closes: its last members, split
+    // off, stay with it (`main` calls `empty`), but `spare`, `other` and `third` are still
+    // units of their own (they were tied to it, and so to each other, before).
+    let src = "namespace lib {\ntemplate <class K> struct table { bool find(const K &) const { return true; } bool end() const { return false; } };\ntemplate <class K> struct set {\n  table<K> h;\n  bool has(const K &x) const { return h.find(x) != h.end(); }\n  template <class Q> auto has(const Q &x) const -> decltype(h.find(x), void(), true) { return h.find(x) != h.end(); }\n  int size() const { return 0; }\n  bool empty() const { return size() == 0; }\n};\nint spare() { return 1; }\nint other() { return 2; }\nint third() { return 3; }\n}\nint main() { lib::set<int> s{}; return s.empty(); }\n";
+    let errors = Frontend::new(Language::Cpp).unwrap().syntax_errors(src).unwrap();
+    assert!(errors > 0, "the grammar now reads this program: pick a construct it cannot read");
+    let cuts = without_each(Language::Cpp, src, true);
+    for name in ["spare", "other", "third"] {
+        let alone = |cut: &String| {
+            !cut.contains(&format!("int {name}()")) && ["spare", "other", "third"].iter().filter(|&&n| n != name).all(|n| cut.contains(&format!("int {n}()")))
+        };
+        assert!(cuts.iter().any(alone), "no unit takes {name}() alone: {cuts:#?}");
+    }
     all_compile("g++", "c++", src, &cuts, "slice");
 }
 

@@ -1,7 +1,7 @@
 //! Which C++ namespace each token of a program lies in, read from its tokens (`namespace N
-//! … {`, the braces), not from the tree: tree-sitter-cpp reads libstdc++'s
-//! `namespace std __attribute__ ((…)) {` as an error, and its declarations as the file's
-//! own. The reference graph ([`crate::graph`]) asks it which declarations of a name a use
+//! … {`, the braces), not from the tree, which a parser's error recovery may have
+//! broken (stock tree-sitter-cpp 0.23.4 reads libstdc++'s `namespace std __attribute__
+//! ((…)) {` as an error, and its declarations as the file's own). The reference graph ([`crate::graph`]) asks it which declarations of a name a use
 //! can see: an unqualified `size_t` in the global namespace means `::size_t`, not
 //! `std::size_t`, so a program's own code does not tie the standard library to itself.
 //! A guess that is too narrow costs a failed test, never a wrong result; where lookup is

@@ -112,28 +112,60 @@ impl Units {
                 outside[u] = true;
             }
         }
-        // An element without a name (what the parser's recovery split off a namespace's
-        // head, `((__visibility__ ("default")))`) declares nothing: Perses' to delete.
+        // An element without a name (what the parser's recovery split off a declaration's
+        // head, such as `((__visibility__ ("default")))`) declares nothing: Perses' to delete.
         let stays: Vec<bool> = (0..n).map(|i| (local && !declares[i]) || !has_name[i] || outside[i] || keep(items[i])).collect();
-        // What tree-sitter's recovery split goes or stays whole: an element inside a block
-        // an earlier one opened (`namespace std __attribute__ …` and its `}` apart), and the
-        // element after a fragment, one that at namespace scope ends with neither `;` nor `}`
-        // (`template <…>`); a `#` line is whole. Two such neighbours name each other.
+        // What tree-sitter's recovery split goes or stays whole: the elements from one that
+        // opens a block to the one holding its `}` (`namespace std __attribute__ …` and its
+        // `}` apart), or, where no element holds it, to the end of the opener's own list (a
+        // class the recovery ended early: its `}` closed the namespace, and its last members
+        // follow it there, but not the namespaces after); and the element after a fragment,
+        // one that at namespace scope ends with neither `;` nor `}` (`template <…>`); a `#`
+        // line is whole. Two such neighbours name each other.
         let live_text = |e: NodeId| live_texts(tree, live, e);
         let ends = |e: NodeId| live_text(e).next_back();
-        let mut depth = 0i64;
+        // tied[i]: element i goes with element i - 1 (a difference array over the ranges).
+        let mut tied = vec![0i64; n + 1];
+        let mut open = Vec::new();
+        for (i, &e) in items.iter().enumerate() {
+            for t in live_text(e) {
+                match t {
+                    "{" => open.push(i),
+                    "}" => {
+                        if let Some(o) = open.pop().filter(|&o| o < i) {
+                            tied[o + 1] += 1;
+                            tied[i + 1] -= 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Per element, the last element of the run of elements with its parent.
+        let parent = |i: usize| tree.node(items[i]).parent;
+        let mut run_end: Vec<usize> = (0..n).collect();
+        for i in (0..n.saturating_sub(1)).rev() {
+            if parent(i) == parent(i + 1) {
+                run_end[i] = run_end[i + 1];
+            }
+        }
+        for o in open {
+            tied[o + 1] += 1;
+            tied[run_end[o] + 1] -= 1;
+        }
+        let mut inside = 0i64;
         for i in 0..n {
+            inside += tied[i];
             if i > 0 {
                 let before = items[i - 1];
                 let fragment = !local && !live_text(before).next().is_some_and(|t| t.starts_with('#')) && !matches!(ends(before), Some(";" | "}"));
-                if depth > 0 || fragment {
+                if inside > 0 || fragment {
                     edges[i - 1].push(i);
                     edges[i].push(i - 1);
                     named[i - 1] = true;
                     named[i] = true;
                 }
             }
-            depth = (depth + live_text(items[i]).map(|t| (t == "{") as i64 - (t == "}") as i64).sum::<i64>()).max(0);
         }
         // At namespace scope, what is used without being named, an operator (through
         // expressions), a specialization (through its template), an overload (through its
