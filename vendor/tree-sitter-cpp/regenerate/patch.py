@@ -35,4 +35,36 @@ ti["members"][decl] = OPT(ti["members"][decl])
 ti["members"].insert(0, OPT(S("extern")))
 r["template_instantiation"] = {"type": "PREC", "value": 1, "content": ti}
 
+# 3. A braced default argument: `_Comp __comp = {}` (270 syntax errors in the 920k TU).
+op = r["optional_parameter_declaration"]
+dv = member(op, lambda m: m.get("name") == "default_value")
+op["members"][dv]["content"] = ANY(SYM("expression"), SYM("initializer_list"))
+
+# 4. A comma expression in decltype (`decltype(_M_h._M_find_tr(__x), void(), true)`, in
+#    unordered_map's `contains`: its recovery ended the class there and gave the class's
+#    `}` to the namespace); GCC's `__decltype` (`typedef __decltype(__comp) _Cmp;`).
+dt = r["decltype"]
+assert dt["members"][0] == S("decltype") and dt["members"][2] == SYM("expression")
+dt["members"][0] = ANY(S("decltype"), S("__decltype"))
+dt["members"][2] = ANY(SYM("expression"), SYM("comma_expression"))
+
+# 5. Attributes before `friend`: `[[nodiscard]] friend constexpr bool operator==(…)`.
+fr = r["friend_declaration"]
+fr["members"].insert(0, {"type": "REPEAT", "content": SYM("attribute_declaration")})
+# Whether `[[…]]` begins a member's modifiers or a friend's is known at `friend`.
+g["conflicts"].append(["_declaration_modifiers", "friend_declaration"])
+
+# 6. An attribute between a declarator and its initializer:
+#    `memory_order __b __attribute__ ((__unused__)) = __m & __memory_order_mask;`.
+eq = r["init_declarator"]["members"][0]
+assert eq["members"][1] == S("=")
+eq["members"].insert(1, OPT(SYM("attribute_specifier")))
+
+# 7. A member operator called by name: `this->operator()(__urng, _M_param)`.
+fe = r["field_expression"]
+field = member(fe, lambda m: m.get("name") == "field")
+fe["members"][field]["content"]["members"].append(SYM("operator_name"))
+# `x.operator<` may still begin a template method (`x.operator< <int>()`).
+g["conflicts"].append(["field_expression", "template_method"])
+
 json.dump(g, open(sys.argv[2], "w"), indent=2)
