@@ -41,9 +41,8 @@ pub(crate) fn drops_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidat
 
 /// Whether `after`, a transformation's variant of the program `before` (both parsed),
 /// takes a value the program reads from one of its functions, the functions matched by
-/// name: [`loses_value`] (the return values, a local's only write) for text variants,
-/// which no edit set of `before`'s tree describes. Not the initializer rule
-/// ([`drops_local_initializer`]), which reads the edits of one tree's nodes.
+/// name: [`loses_value`] (the return values, a local's only write, a read local's
+/// initializer) for text variants, which no edit set of `before`'s tree describes.
 pub(crate) fn variant_drops_value(before: &Tree, after: &Tree, g: &PnfGrammar) -> bool {
     let none = EditSet::default();
     let functions = |tree: &Tree| -> Vec<(String, NodeId)> {
@@ -80,6 +79,8 @@ struct Summary<'t> {
     /// Per local declared without an initializer: its name, then the writes and reads
     /// of it after its declaration ([`uses`]).
     locals: Vec<(&'t str, usize, usize)>,
+    /// The names of the locals declared with an initializer ([`initialized_locals`]).
+    initialized: Vec<&'t str>,
 }
 
 fn summary<'t>(tree: &'t Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) -> Summary<'t> {
@@ -97,18 +98,45 @@ fn summary<'t>(tree: &'t Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) -> Su
         returns_something: returns_something(tree, g, edits, f),
         ends_with_return: ends_with_return(tree, g, edits, f),
         locals,
+        initialized: initialized_locals(tree, g, edits, f),
     }
 }
 
 /// Whether `after` (a function's summary after a change) lost a value the program reads
 /// that `before` had: the last `return` of a value, or the one ending its body, of a
-/// function that returns one ([`returns_value`]); or every write of a local declared
+/// function that returns one ([`returns_value`]); every write of a local declared
 /// without an initializer (`int ret;` … `ret = f();`) while a read of it stays, so that
 /// the read is of a value never written (and its declaration stays: without it, what
-/// still uses the local does not compile).
+/// still uses the local does not compile); or the initializer of a local still read
+/// (`int n = 4;` become `int n;`: the text form of [`drops_local_initializer`]).
 fn loses_value(before: &Summary<'_>, after: &Summary<'_>) -> bool {
     let returns = before.returns_value && ((before.returns_something && !after.returns_something) || (before.ends_with_return && !after.ends_with_return));
-    returns || before.locals.iter().any(|&(x, w0, _)| w0 > 0 && after.locals.iter().any(|&(y, w1, r1)| y == x && w1 == 0 && r1 > 0))
+    let written = before.locals.iter().any(|&(x, w0, _)| w0 > 0 && after.locals.iter().any(|&(y, w1, r1)| y == x && w1 == 0 && r1 > 0));
+    let initializer = before
+        .initialized
+        .iter()
+        .any(|x| !after.initialized.contains(x) && after.locals.iter().any(|&(y, _, r1)| y == *x && r1 > 0) && !before.locals.iter().any(|&(y, _, _)| y == *x));
+    returns || written || initializer
+}
+
+/// The names of the locals of function definition `f` declared with an initializer
+/// (`init_declarator`s in its body standing under `edits`): per one, the last name before
+/// its `=`, `(` or `{` (`int *p = q;` gives `p`).
+fn initialized_locals<'t>(tree: &'t Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    let mut stack = vec![f];
+    while let Some(n) = stack.pop() {
+        let Some(n) = tree.effective(edits, n) else { continue };
+        if is(tree, g, n, &[INIT_DECLARATOR]) {
+            let ts = standing_tokens(tree, edits, n);
+            let name =
+                ts.iter().map(|&t| tree.token_text(t)).take_while(|t| !matches!(*t, "=" | "(" | "{" | "[")).filter(|t| crate::symbols::is_name(t)).last();
+            out.extend(name);
+            continue;
+        }
+        stack.extend(tree.node(n).children.iter().copied());
+    }
+    out
 }
 
 /// The writes and reads of `x` in tokens `ts` after position `from`. A write is an
@@ -341,6 +369,11 @@ mod tests {
         // An emptied body (as a transformation writes it), and a local's only write gone.
         assert!(drops(&before.replace("{ return v * 2; }", "{ }")));
         assert!(drops(&before.replace(" r = g();", "")));
+        // A read local's initializer gone (`int k = 3;` become `int k;`).
+        let init = before.replace("int f(void) { int r;", "int f(void) { int k = 3; int r;").replace("return r;", "return r + k;");
+        let drops_from = |b: &str, after: &str| super::variant_drops_value(&fr.parse(b).unwrap().tree, &fr.parse(after).unwrap().tree, fr.grammar());
+        assert!(drops_from(&init, &init.replace("int k = 3;", "int k;")));
+        assert!(!drops_from(&init, &init.replace("int k = 3;", "int k = 2;")));
         // A smaller return value, a function gone whole, `main` falling off its end: fine.
         assert!(!drops(&before.replace("v * 2", "v")));
         assert!(!drops(&before.replace("int twice(int v) { return v * 2; }\n", "")));
