@@ -134,6 +134,14 @@ fn a_block_whose_closing_brace_the_recovery_moved_ties_nothing_after_it() {
 }
 
 #[test]
+fn a_trailing_return_type_names_a_type_not_a_member() {
+    // `-> ret_t<T>` after a parameter list: `ret_t` is looked up as any name (it was taken
+    // for a member after `->`, and went alone); `b->v` is a member.
+    let trailing = "namespace lib {\ntemplate <class T> using ret_t = T;\nstruct box { int v; };\ntemplate <class T> auto twice(T v) -> ret_t<T> { return v + v; }\ninline auto peek(box *b) -> decltype(b->v) { return b->v; }\n}\nint spare() { return 1; }\nint other() { return 2; }\nint third() { return 3; }\nint main() { lib::box b{2}; return lib::twice(1) + lib::peek(&b); }\n";
+    all_compile("g++", "c++", trailing, &without_each(Language::Cpp, trailing, true), "slice");
+}
+
+#[test]
 fn an_unqualified_name_in_a_class_body_finds_the_member_first() {
     // `clear()` in `vec` calls its member `clear`, not `lib::clear(table &)`: `table` and
     // the free `clear` go with no use of theirs left. `lib::clear(t)` in `holder`,

@@ -39,6 +39,9 @@ pub(crate) struct Namespaces<'t> {
     pub(crate) directives: Vec<usize>,
     /// Per token position: the live token before it (`u32::MAX`: none).
     prev: Vec<u32>,
+    /// The token positions of the `->` that begin a trailing return type, in order: a
+    /// type follows it, not a member ([`Namespaces::set_trailing_returns`]).
+    returns: Vec<usize>,
     /// Per token position: whether `::` follows it.
     qualifies: Vec<bool>,
     /// Per token position: whether `namespace` (not `using namespace`) comes before it: a
@@ -84,6 +87,7 @@ impl<'t> Namespaces<'t> {
             using_declarations: Vec::new(),
             directives: Vec::new(),
             prev,
+            returns: Vec::new(),
             qualifies,
             opens,
             tree,
@@ -212,12 +216,20 @@ impl<'t> Namespaces<'t> {
         }
     }
 
+    /// Marks the `->` tokens at `positions` (token positions, in order) as beginning a
+    /// trailing return type (`auto f(T) -> R<T>`), which tokens alone cannot tell from a
+    /// member access (`f()->m`): what follows one is looked up as a plain name.
+    pub(crate) fn set_trailing_returns(&mut self, positions: Vec<usize>) {
+        self.returns = positions;
+    }
+
     /// How the use at token position `at` names what it means.
     pub(crate) fn lookup(&self, at: usize) -> Lookup<'t> {
         let ids = self.tree.token_ids();
         let before = |p: usize| Some(self.prev[p]).filter(|&q| q != u32::MAX).map(|q| q as usize);
         let Some(p) = before(at) else { return Lookup::Plain };
         match self.tree.token_text(ids[p]) {
+            "->" if self.returns.binary_search(&p).is_ok() => Lookup::Plain,
             "." | "->" => Lookup::Member,
             "::" => Lookup::Qualified(before(p).map(|q| self.tree.token_text(ids[q])).filter(|q| self.is_namespace(q))),
             _ => Lookup::Plain,

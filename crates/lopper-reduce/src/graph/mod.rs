@@ -16,7 +16,7 @@
 //! never a wrong result.
 
 use crate::namespaces::Namespaces;
-use crate::symbols::{declares, is_name, is_typedef_name, MEMBER_NAME};
+use crate::symbols::{declares, is, is_name, is_typedef_name, MEMBER_NAME};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, Tree};
 // foldhash: a map of every live identifier is built for each state a search looks at.
@@ -83,7 +83,14 @@ impl<'t> Names<'t> {
             identifier[pos] = true;
             names.entry(tree.token_text(id)).or_insert((0, pos)).0 += 1;
         }
-        let namespaces = Namespaces::scan(tree, live);
+        let mut namespaces = Namespaces::scan(tree, live);
+        if let Some(ns) = namespaces.as_mut() {
+            let arrow = |pos: usize| {
+                let id = tree.token_ids()[pos];
+                tree.token_text(id) == "->" && tree.node(id).parent.is_some_and(|p| is(tree, g, p, &["trailing_return_type"]))
+            };
+            ns.set_trailing_returns((0..tree.token_count()).filter(|&pos| arrow(pos)).collect());
+        }
         let using = namespaces.as_ref().map_or(&[][..], |ns| &ns.using_declarations[..]);
         let member_name = g.symbols_for_cst(MEMBER_NAME, true);
         let classes = Members::scan(tree, live, g, member_name, using);
