@@ -1,9 +1,10 @@
 //! Which C++ namespace each token of a program lies in, read from its tokens (`namespace N
 //! … {`, the braces), not from the tree, which a parser's error recovery may have
 //! broken (stock tree-sitter-cpp 0.23.4 reads libstdc++'s `namespace std __attribute__
-//! ((…)) {` as an error, and its declarations as the file's own). The reference graph ([`crate::graph`]) asks it which declarations of a name a use
-//! can see: an unqualified `size_t` in the global namespace means `::size_t`, not
-//! `std::size_t`, so a program's own code does not tie the standard library to itself.
+//! ((…)) {` as an error, and its declarations as the file's own). The reference graph
+//! ([`crate::graph`]) asks it which declarations of a name a use can see: an unqualified
+//! `size_t` in the global namespace means `::size_t`, not `std::size_t`, so a program's
+//! own code does not tie the standard library to itself.
 //! A guess that is too narrow costs a failed test, never a wrong result; where lookup is
 //! beyond a scan of tokens (argument-dependent lookup, using-declarations), the graph falls
 //! back to every declaration of the name.
@@ -40,7 +41,7 @@ pub(crate) struct Namespaces<'t> {
     /// Per token position: the live token before it (`u32::MAX`: none).
     prev: Vec<u32>,
     /// The token positions of the `->` that begin a trailing return type, in order: a
-    /// type follows it, not a member ([`Namespaces::set_trailing_returns`]).
+    /// type follows it, not a member (see [`Namespaces::scan`]).
     returns: Vec<usize>,
     /// Per token position: whether `::` follows it.
     qualifies: Vec<bool>,
@@ -64,7 +65,10 @@ pub(crate) enum Lookup<'t> {
 impl<'t> Namespaces<'t> {
     /// The namespaces of `tree`'s live tokens (`live`: one flag per node); `None` where
     /// the program opens none, as in C: then every declaration is visible everywhere.
-    pub(crate) fn scan(tree: &'t Tree, live: &[bool]) -> Option<Namespaces<'t>> {
+    /// `returns`: the token positions, in order, of the `->` that begin a trailing return
+    /// type (`auto f(T) -> R<T>`), which tokens alone cannot tell from a member access
+    /// (`f()->m`): what follows one is looked up as a plain name.
+    pub(crate) fn scan(tree: &'t Tree, live: &[bool], returns: Vec<usize>) -> Option<Namespaces<'t>> {
         let ids = tree.token_ids();
         let text = |pos: usize| tree.token_text(ids[pos]);
         let positions: Vec<usize> = (0..ids.len()).filter(|&p| live[ids[p].0 as usize]).collect();
@@ -87,7 +91,7 @@ impl<'t> Namespaces<'t> {
             using_declarations: Vec::new(),
             directives: Vec::new(),
             prev,
-            returns: Vec::new(),
+            returns,
             qualifies,
             opens,
             tree,
@@ -214,13 +218,6 @@ impl<'t> Namespaces<'t> {
         } else {
             Cow::Owned(seen)
         }
-    }
-
-    /// Marks the `->` tokens at `positions` (token positions, in order) as beginning a
-    /// trailing return type (`auto f(T) -> R<T>`), which tokens alone cannot tell from a
-    /// member access (`f()->m`): what follows one is looked up as a plain name.
-    pub(crate) fn set_trailing_returns(&mut self, positions: Vec<usize>) {
-        self.returns = positions;
     }
 
     /// How the use at token position `at` names what it means.

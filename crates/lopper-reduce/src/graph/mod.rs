@@ -74,7 +74,12 @@ impl<'t> Names<'t> {
     fn build(tree: &'t Tree, live: &[bool], g: &'t PnfGrammar, skip: &[bool]) -> Names<'t> {
         let mut names: HashMap<&str, (u32, usize)> = HashMap::new();
         let mut identifier = vec![false; tree.token_count()];
+        // The `->` that begin a trailing return type: what follows one is no member.
+        let mut returns = Vec::new();
         for (pos, &id) in tree.token_ids().iter().enumerate() {
+            if tree.token_text(id) == "->" && tree.node(id).parent.is_some_and(|p| is(tree, g, p, &["trailing_return_type"])) {
+                returns.push(pos);
+            }
             // `new`: a new-expression needs the `operator new` its placement form calls.
             let name = |s| g.is_identifier(s) || is_typedef_name(tree, g, id, s) || tree.token_text(id) == "new";
             if !live[id.0 as usize] || !tree.node(id).symbol.is_some_and(name) || skip.get(pos) == Some(&true) || !is_name(tree.token_text(id)) {
@@ -83,14 +88,7 @@ impl<'t> Names<'t> {
             identifier[pos] = true;
             names.entry(tree.token_text(id)).or_insert((0, pos)).0 += 1;
         }
-        let mut namespaces = Namespaces::scan(tree, live);
-        if let Some(ns) = namespaces.as_mut() {
-            let arrow = |pos: usize| {
-                let id = tree.token_ids()[pos];
-                tree.token_text(id) == "->" && tree.node(id).parent.is_some_and(|p| is(tree, g, p, &["trailing_return_type"]))
-            };
-            ns.set_trailing_returns((0..tree.token_count()).filter(|&pos| arrow(pos)).collect());
-        }
+        let namespaces = Namespaces::scan(tree, live, returns);
         let using = namespaces.as_ref().map_or(&[][..], |ns| &ns.using_declarations[..]);
         let member_name = g.symbols_for_cst(MEMBER_NAME, true);
         let classes = Members::scan(tree, live, g, member_name, using);
