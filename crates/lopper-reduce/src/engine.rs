@@ -480,8 +480,10 @@ impl Engine<'_> {
     }
 
     /// The PNF tree of the current best; `None`, with a warning, if it no longer parses.
+    /// From the grammar screen's CST of the best where that is a fresh parse's or has no
+    /// syntax error (`Frontend::parse_with`): one tree-sitter parse fewer per pass.
     pub(crate) fn parse_best(&mut self) -> Option<Tree> {
-        match self.frontend.parse(&self.j.best) {
+        match self.frontend.parse_with(&self.j.checker, &self.j.best) {
             Ok(p) => Some(p.tree),
             Err(e) => {
                 let rounds = self.j.stats.rounds;
