@@ -111,6 +111,37 @@ fn any_slice_of_the_declarations_at_namespace_scope_leaves_a_program_that_compil
 }
 
 #[test]
+fn the_entry_points_statements_are_heads_that_take_what_only_they_call() {
+    // A driver's `main`: library work, then the call the test needs. Each statement of
+    // `main` is a head; deleting the first two takes `fill`, `sum` and `table` with them.
+    let src = "int printf(const char *, ...);\nstatic int table[8];\nstatic void fill(int n) { for (int i = 0; i < n; i++) table[i] = i * i; }\nstatic int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += table[i]; return s; }\nstatic int trigger(void) { return 42; }\nint main(void) {\n  fill(8);\n  printf(\"%d\\n\", sum(8));\n  printf(\"%d\\n\", trigger());\n  return 0;\n}\n";
+    let f = Frontend::new(Language::C).unwrap();
+    let tree = f.parse(src).unwrap().tree;
+    let edits = EditSet::default();
+    let live = tree.live(&edits);
+    let names = Names::without_parameters(&tree, &live, f.grammar(), true);
+    let items = crate::slices::scope_items(&tree, f.grammar(), &live, tree.root());
+    let items = crate::slices::with_entry_statements(&tree, f.grammar(), &live, items);
+    let units = Units::of(&names, &tree, &live, &items, &|_| false);
+    let text = |n: NodeId| tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).collect::<String>();
+    let heads: Vec<String> = units.heads().iter().map(|&h| text(h)).collect();
+    assert_eq!(heads, ["fill(8);", "printf(\"%d\\n\",sum(8));", "printf(\"%d\\n\",trigger());"], "the heads");
+    let render = |deleted: &mut [bool]| {
+        let mut cut = edits.clone();
+        let heads = units.heads().iter().zip(deleted.iter()).filter(|(_, &d)| d).map(|(&h, _)| h).collect::<Vec<_>>();
+        cut.delete(heads.into_iter().chain(crate::engine::Closure::close(&units, deleted)));
+        tree.render(&cut, RenderOptions::default())
+    };
+    let driverless = render(&mut [true, true, false]);
+    for gone in ["fill", "sum", "table"] {
+        assert!(!driverless.contains(gone), "{gone} stays without the statements that used it:\n{driverless}");
+    }
+    assert!(driverless.contains("trigger()"), "{driverless}");
+    let cuts: Vec<String> = (0..3).map(|k| render(&mut std::array::from_fn::<bool, 3, _>(|i| i == k))).chain([driverless]).collect();
+    all_compile("gcc", "c", src, &cuts, "slice of main's statements");
+}
+
+#[test]
 fn a_block_whose_closing_brace_the_recovery_moved_ties_nothing_after_it() {
     // A stray `)` in `set`'s trailing return type: tree-sitter's recovery ends `set` there,
     // gives the class's `}` to the namespace, and what follows the namespace to an ERROR
@@ -186,14 +217,15 @@ fn slices_keep_what_the_needed_function_reaches_in_a_few_tests_a_level() {
 
 #[test]
 fn slices_take_what_a_kept_class_does_not_need_apart_from_it() {
-    // `main` needs `deque` and `swap(int&, int&)`; the out-of-line `deque::grow`, the
+    // `main` needs `deque` and `swap(int&, int&)` (the test needs its call: `main`'s
+    // statements are heads too); the out-of-line `deque::grow`, the
     // overload `swap(deque<T>&, deque<T>&)` and `operator==` name only what stays, so the
     // first graph keeps them with `deque`; the detached one makes each a head of its own.
     let src = "namespace lib {\ntemplate <class T> struct deque { T *p; int n; int size() const { return n; } void grow(); };\ntemplate <class T> void deque<T>::grow() { n = 2 * n; }\ninline void swap(int &a, int &b) { int t = a; a = b; b = t; }\ntemplate <class T> void swap(deque<T> &a, deque<T> &b) { swap(a.n, b.n); }\ntemplate <class T> bool operator==(const deque<T> &a, const deque<T> &b) { return a.n == b.n; }\n}\nint spare() { return 1; }\nint main() { lib::deque<int> d{nullptr, 1}; int needle = d.size(); int x = 1, y = 2; lib::swap(x, y); return needle; }\n";
     let (ok, errors) = compiles("g++", "c++", src);
     assert!(ok, "g++ rejects the original: {errors}");
     let f = Frontend::new(Language::Cpp).unwrap();
-    let mut oracle = |c: &str| c.contains("needle") && compiles("g++", "c++", c).0;
+    let mut oracle = |c: &str| c.contains("needle") && c.replace(' ', "").contains("lib::swap(x,y)") && compiles("g++", "c++", c).0;
     let pipeline = crate::Pipeline::built_in(&["slices"]).unwrap();
     let out = crate::reduce(&f, src, &mut oracle, &crate::Options::perses(1), pipeline, &mut crate::NoProgress).unwrap();
     for (kept, text) in [(true, "void swap(int"), (false, "deque<T>::grow"), (false, "swap(deque"), (false, "operator=="), (false, "spare")] {

@@ -84,7 +84,10 @@ impl Engine<'_> {
             let names = Names::without_parameters(&r.tree, &r.live, self.g, true);
             let kept_before = &self.slices_kept;
             let is_pinned = |x: NodeId| names.declared(x, &r.live).is_some_and(|n| pinned.contains(n) || kept_before.contains(n));
-            let elements = scope_items(&r.tree, self.g, &r.live, list);
+            let mut elements = scope_items(&r.tree, self.g, &r.live, list);
+            if detach && !detached {
+                elements = with_entry_statements(&r.tree, self.g, &r.live, elements);
+            }
             let build = if detached { Units::detached } else { Units::of };
             let units = build(&names, &r.tree, &r.live, &elements, &is_pinned);
             let heads = units.heads().to_vec();
@@ -137,6 +140,44 @@ pub(crate) fn scope_items(tree: &Tree, g: &PnfGrammar, live: &[bool], list: Node
         }
     }
     out
+}
+
+/// `elements` (declarations at namespace scope, in order) with the definition of the
+/// entry point, `main` (C, C++, Rust, Go: a function whose first name before a `(` is
+/// `main`), replaced by the live statements of its body: they are the roots of what the
+/// program runs, and each one, deleted, takes along the functions and data only it
+/// reaches. So a program whose `main` drives a library before it reaches the code the
+/// test needs (a wrong-code trigger called among other work) loses that library with the
+/// calls in a few tests of the first ddmin, not one function body at a time. Where `main`
+/// comes first, nothing is replaced: the graph takes its first element's list as the
+/// scope its names are looked up in.
+pub(crate) fn with_entry_statements(tree: &Tree, g: &PnfGrammar, live: &[bool], elements: Vec<NodeId>) -> Vec<NodeId> {
+    let Some(at) = elements.iter().skip(1).position(|&e| entry_body(tree, g, live, e).is_some()).map(|i| i + 1) else { return elements };
+    let body = entry_body(tree, g, live, elements[at]).unwrap_or(elements[at]);
+    let statements = tree.node(body).children.iter().copied().filter(|&c| live[c.0 as usize]);
+    elements[..at].iter().copied().chain(statements).chain(elements[at + 1..].iter().copied()).collect()
+}
+
+/// Whether `list` is the statement list of the entry point's body (see
+/// [`with_entry_statements`]).
+pub(crate) fn is_entry_body(tree: &Tree, g: &PnfGrammar, live: &[bool], list: NodeId) -> bool {
+    tree.ancestors(list).find(|&a| is(tree, g, a, &FUNCTIONS)).is_some_and(|f| entry_body(tree, g, live, f) == Some(list))
+}
+
+/// The grammar symbols of a function definition (C and C++, Rust, Go).
+const FUNCTIONS: [&str; 3] = ["function_definition", "function_item", "function_declaration"];
+
+/// The statement list of `e`'s body where `e` (or its one child) defines a function named
+/// `main`: its first word before a `(` is `main`.
+fn entry_body(tree: &Tree, g: &PnfGrammar, live: &[bool], e: NodeId) -> Option<NodeId> {
+    let f = std::iter::once(e).chain(tree.node(e).children.first().copied()).find(|&n| is(tree, g, n, &FUNCTIONS))?;
+    let texts: Vec<&str> = live_texts(tree, live, f).take_while(|&t| t != "{").collect();
+    let name = texts.windows(2).find(|w| w[1] == "(" && crate::symbols::is_word(w[0]))?[0];
+    if name != "main" {
+        return None;
+    }
+    let body = tree.node(f).children.iter().rev().copied().find(|&c| live[c.0 as usize] && crate::symbols::is_body(tree, g, c))?;
+    tree.node(body).children.iter().copied().find(|&c| live[c.0 as usize] && matches!(tree.node(c).kind, NodeKind::Star | NodeKind::Plus))
 }
 
 /// Whether `e`'s first live tokens are `namespace`, or `extern` and a string: it opens a

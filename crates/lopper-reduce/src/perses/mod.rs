@@ -95,11 +95,11 @@ pub(crate) trait RoundHooks {
     /// what it deletes; `None` where none does.
     fn dependents(&self, tree: &Tree, live: &[bool], g: &PnfGrammar, list: NodeId, items: &[NodeId]) -> Option<Box<dyn crate::engine::Closure>>;
 
-    /// Runs after a list's ddmin that accepted a candidate, on the round's state.
+    /// Runs after the ddmin over `list` accepted a candidate, on the round's state.
     ///
     /// # Errors
     /// The judge's.
-    fn after_list(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError>;
+    fn after_list(&mut self, e: &mut Engine<'_>, r: &mut Round, list: NodeId) -> Result<(), OracleError>;
 }
 
 /// `hooks`, reborrowed for one call.
@@ -165,7 +165,7 @@ impl Engine<'_> {
                     let accepted = self.j.stats.accepted;
                     self.reduce_list(r, n, r.tree.node(n).kind != NodeKind::Plus, reborrow(&mut hooks))?;
                     if let Some(h) = reborrow(&mut hooks).filter(|_| self.j.stats.accepted > accepted) {
-                        h.after_list(self, r)?;
+                        h.after_list(self, r, n)?;
                     }
                 }
             }

@@ -82,9 +82,16 @@ impl RoundHooks for UnusedSearch {
     }
 
     /// Groups of files a list's deletions left unnamed go at once, not at the next
-    /// round's start: a project's first round can take hundreds of tests.
-    fn after_list(&mut self, e: &mut Engine<'_>, r: &mut Round) -> Result<(), OracleError> {
-        e.file_groups(r, &mut self.file_groups_tried)
+    /// round's start: a project's first round can take hundreds of tests. So do the
+    /// declarations at namespace scope that the statements `main` lost were the last to
+    /// reach ([`crate::slices`]): a driver's calls into a library, gone, leave the library
+    /// unused, which Perses would otherwise reduce body by body until the next round.
+    fn after_list(&mut self, e: &mut Engine<'_>, r: &mut Round, list: NodeId) -> Result<(), OracleError> {
+        e.file_groups(r, &mut self.file_groups_tried)?;
+        if crate::slices::is_entry_body(&r.tree, e.g, &r.live, list) {
+            e.slice(r, &self.pinned, false)?;
+        }
+        Ok(())
     }
 }
 
