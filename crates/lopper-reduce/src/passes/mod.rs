@@ -20,7 +20,7 @@
 //! length), [`bodies`] (a one-expression function inlined at its uses), [`params`] (a local declaration moved into the
 //! parameter list), [`arguments`] (an unused parameter removed with its arguments),
 //! [`aggregates`] (an aggregate's member removed with its initializer elements and binding names),
-//! [`templates`] (a template type parameter made `int`), [`hoist`] (a C++ namespace or linkage specification replaced by its
+//! [`templates`] (a template type parameter made `int`), [`zeros`] (a zero-filled array given its length), [`hoist`] (a C++ namespace or linkage specification replaced by its
 //! declarations), [`headers`] (a project's header included once inlined), [`subtrees`] (Vulcan's sub-tree
 //! replacement by minimal derivations), [`tokens`] (Vulcan's local exhaustive deletion), and [`external`] (a command in the same contract, such as C-Vise's
 //! `clang_delta`). [`layout`] is no transformation in that sense: it lays the final result
@@ -41,6 +41,7 @@ pub mod params;
 pub mod subtrees;
 pub mod templates;
 pub mod tokens;
+pub mod zeros;
 
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{EditSet, NodeId, Tree};

@@ -699,3 +699,38 @@ fn aggregates_delete_a_member_with_its_initializer_elements_and_binding_names() 
         assert!(got(src).is_empty(), "{src}: {:?}", got(src));
     }
 }
+
+/// The standard output of `src` (C) built by gcc at -O0 and run; panics naming gcc when it
+/// is not installed, and when the program does not build.
+fn gcc_output(src: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, exe) = (dir.path().join("p.c"), dir.path().join("p"));
+    std::fs::write(&file, src).unwrap();
+    let built = std::process::Command::new("gcc")
+        .args(["-O0", "-Werror", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"])
+        .arg(&file)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap_or_else(|e| panic!("`gcc` is needed as this test's oracle ({e}): run tools/test, or apt-get install it"));
+    assert!(built.success(), "gcc rejects:\n{src}");
+    let out = std::process::Command::new(&exe).output().unwrap();
+    assert!(out.status.success(), "the program fails ({:?}):\n{src}", out.status);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn zeros_gives_a_zero_filled_array_its_length_outside_function_bodies() {
+    let c = Frontend::new(Language::C).unwrap();
+    let src = "int printf(const char *, ...);\nlong a[] = {0, 0, 0, 0, 0, 0};\nstatic const int t[] = {0, 0};\nint v[] = {0, 1}, w[] = {0, 0,};\nint main(void) {\n  int l[] = {0, 0};\n  printf(\"%ld %d %d %d %d\\n\", a[5], t[1], v[1], w[1], l[1]);\n}\n";
+    let v = variants(&c, &mut zeros::Zeros::default(), src);
+    // Not the constant, not `v` (a 1), not the local `l`, which would be left uninitialized.
+    assert_eq!(v.len(), 2, "{v:#?}");
+    assert!(v[0].contains("long a[6];"), "{}", v[0]);
+    assert!(v[1].contains("w[2];"), "{}", v[1]);
+    // The same program: it prints what the original prints, clean under the sanitizers.
+    let want = gcc_output(src);
+    for variant in &v {
+        assert_eq!(gcc_output(variant), want);
+    }
+}

@@ -5,14 +5,14 @@
 //! build the same way.
 
 use crate::passes::{
-    aggregates, aliases, arguments, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, CoarseSearch,
-    Group, Kind, Pass, PassInfo,
+    aggregates, aliases, arguments, bodies, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, zeros,
+    CoarseSearch, Group, Kind, Pass, PassInfo,
 };
 use crate::{definitions, files, instances, perses, slices, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 21] = [
+pub const REGISTRY: [&PassInfo; 22] = [
     &definitions::INFO,
     &files::INFO,
     &slices::INFO,
@@ -21,6 +21,7 @@ pub const REGISTRY: [&PassInfo; 21] = [
     &perses::INFO,
     &identifiers::INFO,
     &literals::INFO,
+    &zeros::INFO,
     &inline::INFO,
     &aliases::INFO,
     &bodies::INFO,
