@@ -23,7 +23,7 @@ use crate::graph::{Names, Units};
 use crate::minimize::{CoarseDdmin, ListMinimizer};
 use crate::oracle::OracleError;
 use crate::passes::{CoarseSearch, Group, Kind, PassInfo};
-use crate::symbols::{is, live_texts, INNER_SCOPES};
+use crate::symbols::{is, is_body, is_word, live_texts, INNER_SCOPES};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 use std::collections::HashSet;
@@ -152,8 +152,7 @@ pub(crate) fn scope_items(tree: &Tree, g: &PnfGrammar, live: &[bool], list: Node
 /// comes first, nothing is replaced: the graph takes its first element's list as the
 /// scope its names are looked up in.
 pub(crate) fn with_entry_statements(tree: &Tree, g: &PnfGrammar, live: &[bool], elements: Vec<NodeId>) -> Vec<NodeId> {
-    let Some(at) = elements.iter().skip(1).position(|&e| entry_body(tree, g, live, e).is_some()).map(|i| i + 1) else { return elements };
-    let body = entry_body(tree, g, live, elements[at]).unwrap_or(elements[at]);
+    let Some((at, body)) = elements.iter().enumerate().skip(1).find_map(|(i, &e)| Some((i, entry_body(tree, g, live, e)?))) else { return elements };
     let statements = tree.node(body).children.iter().copied().filter(|&c| live[c.0 as usize]);
     elements[..at].iter().copied().chain(statements).chain(elements[at + 1..].iter().copied()).collect()
 }
@@ -172,11 +171,11 @@ const FUNCTIONS: [&str; 3] = ["function_definition", "function_item", "function_
 fn entry_body(tree: &Tree, g: &PnfGrammar, live: &[bool], e: NodeId) -> Option<NodeId> {
     let f = std::iter::once(e).chain(tree.node(e).children.first().copied()).find(|&n| is(tree, g, n, &FUNCTIONS))?;
     let texts: Vec<&str> = live_texts(tree, live, f).take_while(|&t| t != "{").collect();
-    let name = texts.windows(2).find(|w| w[1] == "(" && crate::symbols::is_word(w[0]))?[0];
+    let name = texts.windows(2).find(|w| w[1] == "(" && is_word(w[0]))?[0];
     if name != "main" {
         return None;
     }
-    let body = tree.node(f).children.iter().rev().copied().find(|&c| live[c.0 as usize] && crate::symbols::is_body(tree, g, c))?;
+    let body = tree.node(f).children.iter().rev().copied().find(|&c| live[c.0 as usize] && is_body(tree, g, c))?;
     tree.node(body).children.iter().copied().find(|&c| live[c.0 as usize] && matches!(tree.node(c).kind, NodeKind::Star | NodeKind::Plus))
 }
 
