@@ -354,7 +354,7 @@ fn reduce_cmd(a: ReduceArgs) -> Result<(), Fail> {
             eprintln!("lopper: {n}");
         }
         if let Some(g) = &r.ub_guard {
-            eprintln!("lopper: --ub-guard: the original passes; each candidate must pass, before the test, each of:");
+            eprintln!("lopper: --ub-guard: the original passes; each candidate must pass the reference build before the test, and the rest after a test that said interesting:");
             g.guard.describe().iter().for_each(|l| eprintln!("  {l}"));
         }
     }

@@ -207,7 +207,7 @@ pub fn print_summary(r: &Reduction, outcome: &Outcome, wasted: Wasted) {
     );
     if r.criteria.ub_guard {
         eprintln!(
-            "  undefined behaviour: {} candidates refused by --ub-guard before the test ran; {} not made (they took a value the program reads: a local's initializer or only write, a return value)",
+            "  undefined behaviour: {} candidates refused by --ub-guard; {} not made (they took a value the program reads: a local's initializer or only write, a return value)",
             s.undefined, s.ub_avoided
         );
     }

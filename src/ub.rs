@@ -7,22 +7,22 @@
 use crate::{exit, Fail};
 use clap::Args;
 use lopper_reduce::oracle::shell_quote;
-use lopper_reduce::oracle::ub_guard::{Compiler, Family, Refusal, UbGuard, UB_EXIT};
+use lopper_reduce::oracle::ub_guard::{Compiler, Family, Refusal, Stage, UbGuard, UB_EXIT};
 use lopper_reduce::TestCommand;
 use std::path::{Path, PathBuf};
 
 /// The options of the guard, part of the reduction's arguments.
 #[derive(Args, Debug, Clone)]
 pub struct UbGuardArgs {
-    /// Refuse candidates with undefined behaviour before the test runs (C and C++; for
-    /// wrong-code bugs, with a test as naive as "-O0 and -O2 print differently"). Each
-    /// candidate must: compile with the first compiler at -O0 with the warnings that signal
+    /// Refuse candidates with undefined behaviour (C and C++; for wrong-code bugs, with a
+    /// test as naive as "-O0 and -O2 print differently"). Each candidate must: compile with the first compiler at -O0 with the warnings that signal
     /// UB made errors (uninitialized use, missing return value, implicit declarations and
     /// int, int/pointer conversions, incompatible pointers, non-int main) and run to a
     /// normal end; print and exit the same when built by every other compiler at -O0; run
     /// with no report and the same output under every sanitizer build the machine has
     /// (clang -fsanitize=undefined,address and, for C, memory; gcc -fsanitize=undefined)
-    /// and under valgrind's memcheck where installed; printf formats must match.
+    /// and under valgrind's memcheck where installed; printf formats must match. The
+    /// reference build runs before the test; the rest, only once the test said interesting.
     /// It cannot see UB no sanitizer reports (a pointer used or compared after its object's
     /// lifetime, strict aliasing, data races) nor paths the run does not take. A test exit
     /// status of 125 then counts as the guard's refusal; a candidate that does not build
@@ -66,6 +66,10 @@ pub struct CheckArgs {
     /// Where verdicts are kept.
     #[arg(long)]
     cache: PathBuf,
+    /// Which checks: `reference` (the reference build and run, before the test), `others`
+    /// (second compilers, valgrind, sanitizers: after a test that said interesting), `all`.
+    #[arg(long, default_value = "all", value_parser = ["all", "reference", "others"])]
+    stage: String,
     /// The candidate.
     file: PathBuf,
 }
@@ -106,10 +110,13 @@ impl Guarded {
         Ok(Guarded { guard, cache })
     }
 
-    /// `test` with the guard in front: a shell line that runs the check on `$1`, exits
-    /// [`UB_EXIT`] on a refusal (1 where the candidate does not build: a failed test), and
-    /// otherwise runs the test (under `ulimit -v` where the
-    /// tests have a memory limit: the executor's own would stop the sanitizers).
+    /// `test` inside the guard: a shell script that runs the reference build's check on
+    /// `$1`, then the test (under `ulimit -v` where the tests have a memory limit: the
+    /// executor's own would stop the sanitizers), then, if the test said interesting, the
+    /// guard's other checks; it exits [`UB_EXIT`] on a refusal (1 where the candidate does
+    /// not build: a failed test), else as the test did. The verdicts are those of the
+    /// whole guard before the test; a candidate the test rejects costs one build and run
+    /// of the guard's, not all of them ([`Stage`]).
     pub fn wrap(&self, test: &TestCommand) -> TestCommand {
         let me = std::env::current_exe().map_or_else(|_| "lopper".to_string(), |p| p.display().to_string());
         let g = &self.guard;
@@ -134,13 +141,14 @@ impl Guarded {
         if g.valgrind {
             check.push("--valgrind".into());
         }
-        check.extend(["--cache".into(), shell_quote(&self.cache.display().to_string()), "\"$1\"".into()]);
+        check.extend(["--cache".into(), shell_quote(&self.cache.display().to_string())]);
+        let check = check.join(" ");
         let limit = g.memory_kib.map_or_else(String::new, |k| format!("ulimit -v {k} && "));
         let run = match test {
             TestCommand::Script(t) => format!("exec {} \"$1\"", shell_quote(&std::fs::canonicalize(t).unwrap_or_else(|_| t.clone()).display().to_string())),
             TestCommand::Shell(cmd) => format!("exec sh -c {} lopper-test \"$1\"", shell_quote(cmd)),
         };
-        TestCommand::Shell(format!("{} || exit $?\n{limit}{run}", check.join(" ")))
+        TestCommand::Shell(format!("{check} --stage reference \"$1\" || exit $?\n({limit}{run}) || exit $?\nexec {check} --stage others \"$1\""))
     }
 }
 
@@ -162,7 +170,12 @@ pub fn check_cmd(a: CheckArgs) -> Result<(), Fail> {
     let sanitizers = a.sanitizers.iter().filter_map(|s| s.split_once(':')).filter_map(|(i, k)| Some((i.parse().ok()?, k.to_string()))).collect();
     let guard = UbGuard { cpp: a.cpp, compilers, sanitizers, flags: a.flags, run_seconds: a.run_seconds, valgrind: a.valgrind, memory_kib: a.memory_kib };
     let work = tempfile::tempdir().map_err(|e| Fail(UB_EXIT as u8, format!("ub-guard-check: {e}")))?;
-    guard.check_cached(&a.file, work.path(), &a.cache).map_err(|r| match r {
+    let stage = match a.stage.as_str() {
+        "reference" => Stage::Reference,
+        "others" => Stage::Others,
+        _ => Stage::All,
+    };
+    guard.check_cached(&a.file, work.path(), &a.cache, stage).map_err(|r| match r {
         Refusal::Undefined(why) => Fail(UB_EXIT as u8, format!("undefined behaviour: {why}")),
         // A failed test, as the user's would be: no undefined behaviour shown.
         Refusal::Invalid(why) => Fail(1, format!("does not build: {why}")),

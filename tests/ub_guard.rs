@@ -153,6 +153,36 @@ fn a_naive_wrong_code_test_with_the_guard_ends_free_of_undefined_behaviour_and_s
     assert_eq!((stats["undefined"].as_u64(), per_pass), (Some(refused as u64), refused as u64), "{stats}");
 }
 
+/// The guard's costly checks (a second compiler, valgrind, sanitizer builds) run only after
+/// the test said interesting: the second compiler, a gcc that logs what it builds, never
+/// sees a candidate the test rejected, though some of those pass the reference build (the
+/// test wants `return 0;`, which `main` may drop with no warning).
+#[test]
+fn the_second_compiler_builds_only_what_the_test_found_interesting() {
+    require_tool("gcc");
+    let program = "#include <stdio.h>\nstatic int twice(int x) { return 2 * x; }\nstatic int thrice(int x) { return 3 * x; }\nint main(void) {\n  int a = twice(21);\n  printf(\"lopper-marker %d\\n\", a);\n  printf(\"%d\\n\", thrice(a));\n  return 0;\n}\n";
+    let case = Case::new("p.c", program, "exit 1");
+    let [accepted, built] = [case.path("accepted"), case.path("built")];
+    common::write_script(
+        &case.test,
+        &format!("grep -q 'return 0;' \"$1\" && grep -q lopper-marker \"$1\" || exit 1\ncksum < \"$1\" >> {}", accepted.display()),
+    );
+    let logcc = case.path("logcc");
+    common::write_script(
+        &logcc,
+        &format!("for a; do case \"$a\" in *.c) grep -q lopper-marker \"$a\" && cksum < \"$a\" >> {};; esac; done\nexec gcc \"$@\"", built.display()),
+    );
+    let out = case.lopper(&["--no-cache", "-j", "2", "--ub-guard", "--ub-guard-cc", "gcc", "--ub-guard-cc", logcc.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let read = |p: &std::path::Path| fs::read_to_string(p).unwrap_or_default().lines().map(str::to_string).collect::<std::collections::BTreeSet<_>>();
+    let (accepted, built) = (read(&accepted), read(&built));
+    assert!(!built.is_empty(), "the second compiler built nothing:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(built.is_subset(&accepted), "built {built:?}, accepted {accepted:?}");
+    // The reduction went on past the original: the test rejected candidates.
+    let result = fs::read_to_string(&case.program).unwrap();
+    assert!(result.len() < program.len() && !result.contains("thrice"), "{result}");
+}
+
 #[test]
 fn an_original_with_an_uninitialized_read_is_refused_with_the_reason() {
     require_tool("gcc");

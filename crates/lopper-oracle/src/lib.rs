@@ -39,8 +39,8 @@ pub enum Verdict {
     NotInteresting,
     /// The time limit passed; the process group was killed. Counts as not interesting.
     TimedOut,
-    /// The undefined-behaviour guard refused the candidate before the test ran
-    /// ([`ub_guard`], exit status [`ub_guard::UB_EXIT`]). Counts as not interesting.
+    /// The undefined-behaviour guard refused the candidate ([`ub_guard`], exit status
+    /// [`ub_guard::UB_EXIT`]). Counts as not interesting.
     Undefined,
 }
 
@@ -397,7 +397,7 @@ pub struct Criteria {
     pub stderr: Option<regex::Regex>,
     /// Also feed the candidate to the test's standard input.
     pub stdin: bool,
-    /// Whether the undefined-behaviour guard runs before the test: its refusal
+    /// Whether the undefined-behaviour guard runs around the test: its refusal
     /// ([`ub_guard::UB_EXIT`]) is then [`Verdict::Undefined`].
     pub ub_guard: bool,
 }

@@ -23,10 +23,14 @@
 //! data race without TSan; strict-aliasing violations; unsequenced modifications a
 //! compiler does not warn about), and paths the reference run does not take.
 //!
-//! It runs as part of each test run (the CLI's hidden `ub-guard-check`, before the user's
-//! test, in the same process group, under the same time limit), so it runs in parallel
-//! with `-j` and is killed with the run. Its verdicts are kept apart from the test's, by a
-//! hash of the candidate and the guard's configuration ([`UbGuard::check_cached`]).
+//! It runs as part of each test run (the CLI's hidden `ub-guard-check`, in the same process
+//! group, under the same time limit), so it runs in parallel with `-j` and is killed with
+//! the run, in two [`Stage`]s around the user's test: check 1 before it (a candidate that
+//! warns of UB, does not build or does not end never reaches the test), checks 2–4 after
+//! it, only where the test said interesting (they cost most, and a candidate the test
+//! rejects is rejected whatever they say: the verdicts are the same as all before the
+//! test). Its verdicts are kept apart from the test's, by a hash of the candidate, the
+//! guard's configuration and the stage ([`UbGuard::check_cached`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -62,6 +66,19 @@ impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.why())
     }
+}
+
+/// Which of the guard's checks (the module docs' numbering) one call makes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stage {
+    /// Checks 1 to 4, in order.
+    #[default]
+    All,
+    /// Check 1: the reference build and its run (one compile and one run).
+    Reference,
+    /// Checks 2 to 4 (the reference build made and run again, for the output the others
+    /// must match): a second compiler, valgrind, the sanitizer builds.
+    Others,
 }
 
 /// A compiler family: which warning flags and sanitizers it has.
@@ -205,9 +222,18 @@ impl UbGuard {
     /// caller's). `Ok` when it passes every check, else the first refusal.
     ///
     /// # Errors
+    /// As [`UbGuard::check_stage`].
+    pub fn check(&self, file: &Path, work: &Path) -> Result<(), Refusal> {
+        self.check_stage(file, work, Stage::All)
+    }
+
+    /// The checks of `stage` on the program in `file`, building in `work` (an empty
+    /// directory of the caller's). `Ok` when it passes them, else the first refusal.
+    ///
+    /// # Errors
     /// The refusal: [`Refusal::Invalid`] when a build failed on an error no UB warning
     /// made, else [`Refusal::Undefined`].
-    pub fn check(&self, file: &Path, work: &Path) -> Result<(), Refusal> {
+    pub fn check_stage(&self, file: &Path, work: &Path, stage: Stage) -> Result<(), Refusal> {
         use Refusal::Undefined as Ub;
         let reference = &self.compilers[0];
         let exe = work.join("reference");
@@ -216,6 +242,9 @@ impl UbGuard {
         // `timeout` passes a signal on as 128 + its number.
         if want.status.is_none_or(|s| s > 128) {
             return Err(Ub(format!("the {} -O0 build did not end normally ({})", reference.command, ended(&want))));
+        }
+        if stage == Stage::Reference {
+            return Ok(());
         }
         if self.valgrind {
             self.memcheck(&exe).map_err(Ub)?;
@@ -243,17 +272,17 @@ impl UbGuard {
         Ok(())
     }
 
-    /// [`UbGuard::check`] through a cache of verdicts in `cache` (created if missing):
-    /// one file per candidate and configuration, named by their BLAKE3 hash, `.ok`, `.ub`
-    /// or `.invalid` (the last two holding the refusal). A candidate judged before is not
-    /// built again.
+    /// [`UbGuard::check_stage`] through a cache of verdicts in `cache` (created if
+    /// missing): one file per candidate, configuration and stage, named by their BLAKE3
+    /// hash, `.ok`, `.ub` or `.invalid` (the last two holding the refusal). A candidate
+    /// judged before is not built again.
     ///
     /// # Errors
-    /// As [`UbGuard::check`]; a file that cannot be read is [`Refusal::Invalid`].
-    pub fn check_cached(&self, file: &Path, work: &Path, cache: &Path) -> Result<(), Refusal> {
+    /// As [`UbGuard::check_stage`]; a file that cannot be read is [`Refusal::Invalid`].
+    pub fn check_cached(&self, file: &Path, work: &Path, cache: &Path, stage: Stage) -> Result<(), Refusal> {
         let text = fs::read(file).map_err(|e| Refusal::Invalid(format!("cannot read {}: {e}", file.display())))?;
         let mut h = blake3::Hasher::new();
-        h.update(format!("{self:?}").as_bytes());
+        h.update(format!("{self:?} {stage:?}").as_bytes());
         h.update(&text);
         let key = h.finalize().to_hex();
         let [ok, ub, invalid] = ["ok", "ub", "invalid"].map(|ext| cache.join(format!("{key}.{ext}")));
@@ -266,7 +295,7 @@ impl UbGuard {
         if let Ok(reason) = fs::read_to_string(&invalid) {
             return Err(Refusal::Invalid(reason));
         }
-        let verdict = self.check(file, work);
+        let verdict = self.check_stage(file, work, stage);
         // Written by rename: parallel runs of the same candidate never see half a file.
         let _ = fs::create_dir_all(cache);
         if let Ok(tmp) = tempfile::NamedTempFile::new_in(cache) {
@@ -419,6 +448,11 @@ mod tests {
         if !g.sanitizers.is_empty() || g.compilers.len() > 1 {
             let w = tempfile::tempdir().unwrap();
             assert!(g.check(&oob, w.path()).is_err());
+            // Split around the test: the reference build alone sees nothing wrong (no
+            // warning, a normal end); the other checks refuse it.
+            let [a, b] = [(); 2].map(|_| tempfile::tempdir().unwrap());
+            assert_eq!(g.check_stage(&oob, a.path(), Stage::Reference), Ok(()));
+            assert!(matches!(g.check_stage(&oob, b.path(), Stage::Others), Err(Refusal::Undefined(_))));
         }
         // A missing return value used by the caller: refused at the reference build.
         let noret = dir.path().join("noret.c");
@@ -426,6 +460,8 @@ mod tests {
         let w = tempfile::tempdir().unwrap();
         let refusal = g.check(&noret, w.path()).unwrap_err();
         assert!(matches!(&refusal, Refusal::Undefined(w) if w.contains("return-type")), "{refusal:?}");
+        let w = tempfile::tempdir().unwrap();
+        assert_eq!(g.check_stage(&noret, w.path(), Stage::Reference), Err(refusal));
         // A program that does not build at all shows no undefined behaviour: a call of a
         // function nothing defines (the linker's error), a name nothing declares.
         for (name, src) in [("unlinked.c", "int f(int);\nint main(void) { return f(0); }\n"), ("undeclared.c", "int main(void) { return y; }\n")] {
@@ -447,13 +483,13 @@ mod tests {
         fs::write(&file, "int main(void) { int x; return x; }\n").unwrap();
         let cache = dir.path().join("cache");
         let work = tempfile::tempdir().unwrap();
-        let first = g.check_cached(&file, work.path(), &cache).unwrap_err();
+        let first = g.check_cached(&file, work.path(), &cache, Stage::All).unwrap_err();
         let files: Vec<_> = fs::read_dir(&cache).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(files.len(), 1);
         assert!(files[0].ends_with(".ub"), "{files:?}");
         // The second answer comes from the cache: the same refusal, though no compiler
         // could build from an empty work directory that is not there.
-        let again = g.check_cached(&file, Path::new("/nonexistent/work"), &cache).unwrap_err();
+        let again = g.check_cached(&file, Path::new("/nonexistent/work"), &cache, Stage::All).unwrap_err();
         assert_eq!(first, again);
     }
 }

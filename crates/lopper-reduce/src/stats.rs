@@ -30,7 +30,8 @@ pub struct Stats {
     pub invalid: usize,
     /// Tests that hit the time limit.
     pub timeouts: usize,
-    /// Candidates the undefined-behaviour guard (`--ub-guard`) refused before the test ran
+    /// Candidates the undefined-behaviour guard (`--ub-guard`) refused: at its reference
+    /// build, before the test, or at its other checks, after the test said interesting
     /// (counted in `tests` too).
     pub undefined: usize,
     /// Candidates not made because they would take a value the program reads (a local

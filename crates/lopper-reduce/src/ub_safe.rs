@@ -15,6 +15,9 @@
 //! returned.
 
 use crate::symbols::{in_body, is, INIT_DECLARATOR};
+
+/// A declaration statement (tree-sitter-c/-cpp).
+const DECLARATION: &str = "declaration";
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
 
@@ -206,17 +209,31 @@ fn standing_tokens(tree: &Tree, edits: &EditSet, n: NodeId) -> Vec<NodeId> {
 }
 
 /// Whether `candidate` (an edit set of `tree`, whose current state is `state`) takes the
-/// initializer from a variable declared in a function body that `state` initializes.
+/// initializer from a variable declared in a function body that `state` initializes. Not
+/// where the variable goes with it: every token of its declaration before the `=` deleted
+/// (`int i = e;` become the statement `e;`; `int a = 1, i = e;` keeping `int a = 1,`
+/// would declare an uninitialized `e`).
 pub(crate) fn drops_local_initializer(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidate: &EditSet) -> bool {
     let initializes = |n: NodeId| is(tree, g, n, &[INIT_DECLARATOR]) && in_body(tree, g, n);
     candidate.ids().filter(|&n| state.get(n) != candidate.get(n)).any(|n| match candidate.get(n) {
         Some(Edit::Replace(_)) => initializes(n),
         Some(Edit::Delete) => {
             token(tree, n, "=")
-                && tree.node(n).parent.is_some_and(|p| initializes(p) && !candidate.contains(p) && tree.ancestors(p).all(|a| !candidate.contains(a)))
+                && tree.node(n).parent.is_some_and(|p| {
+                    initializes(p) && !candidate.contains(p) && tree.ancestors(p).all(|a| !candidate.contains(a)) && !declaration_goes(tree, g, candidate, n)
+                })
         }
         _ => false,
     })
+}
+
+/// Whether every token of the declaration around `eq` (an initializer's `=`) before it is
+/// deleted under `edits`: the declared variable is gone, its initializer left as an
+/// expression.
+fn declaration_goes(tree: &Tree, g: &PnfGrammar, edits: &EditSet, eq: NodeId) -> bool {
+    let Some(d) = tree.ancestors(eq).find(|&a| is(tree, g, a, &[DECLARATION])) else { return false };
+    let standing = standing_tokens(tree, edits, d);
+    tree.subtree_token_ids(d).iter().take_while(|&&t| t != eq).all(|t| !standing.contains(t))
 }
 
 /// Whether function definition `f`'s body, under `edits`, ends with a `return` of a value
@@ -338,6 +355,30 @@ mod tests {
         let seen = avoided(src, &["main", "int x", "int y", "printf(\"%d\", y);"], &uninitialized);
         // A global's initializer may still go (it is zero then).
         assert!(seen.iter().any(|c| c.contains("int g;") || !c.contains("int g")), "{seen:#?}");
+    }
+
+    #[test]
+    fn an_initializer_may_go_with_its_whole_declaration_before_the_equals_sign() {
+        let fr = Frontend::new(Language::C).unwrap();
+        let src = "volatile char e;\nvoid f(void) {\n  int a = 1, b = e;\n  int i = e;\n}\n";
+        let tree = fr.parse(src).unwrap().tree;
+        let ts = tree.subtree_token_ids(tree.root());
+        // The candidate deleting the tokens at these positions (of `ts`).
+        let drops = |positions: &[usize]| {
+            let mut c = lopper_tree::EditSet::default();
+            c.delete(positions.iter().map(|&k| ts[k]));
+            super::drops_local_initializer(&tree, fr.grammar(), &lopper_tree::EditSet::default(), &c)
+        };
+        let at = |text: &str, nth: usize| (0..ts.len()).filter(|&k| tree.token_text(ts[k]) == text).nth(nth).unwrap();
+        let (int_i, i, eq_i) = (at("int", 1), at("i", 0), at("=", 2));
+        // `int i = e;` become the statement `e;`: no variable is left uninitialized.
+        assert!(!drops(&[int_i, i, eq_i]));
+        // `int i e;`, and `int e;` (a new, uninitialized local): refused.
+        assert!(drops(&[eq_i]));
+        assert!(drops(&[i, eq_i]));
+        // `int a = 1, e;`: the declaration stays, `e` declared anew without a value.
+        let (b, eq_b) = (at("b", 0), at("=", 1));
+        assert!(drops(&[b, eq_b]));
     }
 
     #[test]
