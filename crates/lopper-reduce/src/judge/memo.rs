@@ -27,11 +27,20 @@ pub(crate) struct LocalKey<'p> {
     pub modulo_words: bool,
 }
 
+/// The most words a change may take out of its lines for its key to say of each whether
+/// the program still has it elsewhere (each a search of the whole text); a change that
+/// takes more is keyed by its lines alone.
+const WORDS_LOOKED_UP: usize = 8;
+
 /// A key for the change from `best` to `candidate` made by `key.pass`, local to the lines it
 /// touches: the pass, the changed lines with one line of context either side as they were,
 /// and what they became (with `key.modulo_words`, each word as the number of its first
-/// appearance there). Two candidates of different rounds with the same key make the same
-/// change to the same neighbourhood, though the program elsewhere may differ.
+/// appearance there); and, for each word the change takes out of those lines (at most
+/// [`WORDS_LOOKED_UP`]), whether `best` has it outside them. Two candidates of different
+/// rounds with the same key make the same change to the same neighbourhood, though the
+/// program elsewhere may differ — but not where a name the change deletes has lost its
+/// last use elsewhere meanwhile (`int i = e;` to `e;` fails while `i = b;` stands, and may
+/// pass once it went).
 pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u8; 32] {
     let (b, c) = (best.as_bytes(), candidate.as_bytes());
     let prefix = lopper_parse::common_prefix(b, c);
@@ -47,8 +56,15 @@ pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u
             line_end
         }
     };
-    let (before, after) = (&b[start(b)..end(b, b.len() - suffix)], &c[start(c)..end(c, c.len() - suffix)]);
+    let window = start(b)..end(b, b.len() - suffix);
+    let (before, after) = (&b[window.clone()], &c[start(c)..end(c, c.len() - suffix)]);
     let mut h = blake3::Hasher::new();
+    let gone = words_gone(before, after);
+    if gone.len() <= WORDS_LOOKED_UP {
+        for w in gone {
+            h.update(&[occurs_outside(b, w, &window) as u8]);
+        }
+    }
     h.update(key.pass.as_bytes());
     h.update(b"\0");
     if key.modulo_words {
@@ -62,6 +78,33 @@ pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u
         }
     }
     h.finalize().into()
+}
+
+/// The words of `before` that `after` lacks, in order of first appearance.
+fn words_gone<'t>(before: &'t [u8], after: &[u8]) -> Vec<&'t [u8]> {
+    let kept: std::collections::HashSet<&[u8]> = words(after).collect();
+    let mut gone: Vec<&[u8]> = Vec::new();
+    for w in words(before) {
+        if !kept.contains(w) && !gone.contains(&w) {
+            gone.push(w);
+        }
+    }
+    gone
+}
+
+/// The words of `text` (as [`abstract_words`] reads them), in order.
+fn words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let word = |x: &u8| x.is_ascii_alphanumeric() || *x == b'_';
+    text.split(move |x| !word(x)).filter(|w| w.first().is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_'))
+}
+
+/// Whether `text` has the word `w` (not as part of a longer word) outside `window`.
+fn occurs_outside(text: &[u8], w: &[u8], window: &std::ops::Range<usize>) -> bool {
+    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
+    memchr::memmem::find_iter(text, w).any(|p| {
+        let end = p + w.len();
+        !window.contains(&p) && (p == 0 || !word(text[p - 1])) && (end == text.len() || !word(text[end]))
+    })
 }
 
 /// Feeds `text` to `h` with every word (a run of ASCII letters, digits and `_` that starts
@@ -84,5 +127,24 @@ fn abstract_words<'t>(text: &'t [u8], names: &mut HashMap<&'t [u8], u32>, h: &mu
             h.update(&text[i..end]);
             i = end;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{local_change, LocalKey};
+
+    #[test]
+    fn a_deleted_name_losing_its_last_use_elsewhere_changes_the_key() {
+        let key = LocalKey { pass: "tokens", modulo_words: true };
+        let change = |p: &str| local_change(key, p, &p.replace("int i = e;", "e;"));
+        // The same lines around the change; `i` used further down, or not.
+        let used = "f();\nint i = e;\nk();\nx();\ni = b;\nz;\n";
+        let unused = "f();\nint i = e;\nk();\nx();\ny();\nz;\n";
+        assert_ne!(change(used), change(unused));
+        // The program differing elsewhere, `i` still used: the same key, presumed.
+        assert_eq!(change(used), change(&used.replace("z;", "w;")));
+        // `ii` is another word: `i` has no use left.
+        assert_eq!(change(unused), change(&unused.replace("y();", "ii = b;")));
     }
 }
