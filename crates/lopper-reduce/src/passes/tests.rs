@@ -734,3 +734,24 @@ fn zeros_gives_a_zero_filled_array_its_length_outside_function_bodies() {
         assert_eq!(gcc_output(variant), want);
     }
 }
+
+#[test]
+fn calls_puts_a_function_called_once_in_place_of_its_call() {
+    let c = Frontend::new(Language::C).unwrap();
+    let src = "int printf(const char *, ...);\nint n;\nvoid step(void) {\n  n += 2;\n  printf(\"%d\\n\", n);\n}\nvoid twice() { n *= 2; }\nvoid early() {\n  if (n) return;\n  n = 1;\n}\nvoid unused() { n = 5; }\nvoid run() {\n  step();\n  if (n) twice();\n}\nint main(void) {\n  run();\n  early();\n  early();\n  printf(\"%d\\n\", n);\n}\n";
+    let v = variants(&c, &mut calls::Calls::default(), src);
+    // `step`, `twice` and `run` (called once each, as statements); not `early` (a return,
+    // two calls) nor `unused` (never called).
+    assert_eq!(v.len(), 3, "{v:#?}");
+    assert!(!v[0].contains("void step") && v[0].contains("void run() {\n  {\n  n += 2;"), "{}", v[0]);
+    assert!(!v[1].contains("void twice") && v[1].contains("if (n) { n *= 2; }"), "{}", v[1]);
+    assert!(!v[2].contains("void run") && v[2].contains("int main(void) {\n  {\n  step();\n  if (n) twice();\n}\n  early();"), "{}", v[2]);
+    // The same program: it prints what the original prints, clean under the sanitizers.
+    let want = gcc_output(src);
+    for variant in &v {
+        assert_eq!(gcc_output(variant), want);
+    }
+    // The call alone in its block: the body's statements, not a block in it.
+    let v = variants(&c, &mut calls::Calls::default(), "int n;\nvoid run() {\n  n = 3;\n  n++;\n}\nint main() { run(); }\n");
+    assert_eq!(v, ["int n;\n\nint main() { n = 3;\n  n++; }\n"]);
+}
