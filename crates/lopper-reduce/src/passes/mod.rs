@@ -17,7 +17,7 @@
 //! pipeline's registry lists them): [`identifiers`] and [`literals`] (T-Rec's lexical
 //! canonicalization, Vulcan's identifier replacement), [`inline`] (a short definition
 //! inlined where its name is used), [`aliases`] (type aliases inlined whatever their
-//! length), [`bodies`] (a one-expression function inlined at its uses), [`calls`] (a function called once as a statement inlined there), [`params`] (a local declaration moved into the
+//! length), [`bodies`] (a one-expression function inlined at its uses), [`calls`] (a function called once as a statement inlined there), [`pointers`] (a local pointer to one object replaced by it), [`params`] (a local declaration moved into the
 //! parameter list), [`arguments`] (an unused parameter removed with its arguments),
 //! [`aggregates`] (an aggregate's member removed with its initializer elements and binding names),
 //! [`templates`] (a template type parameter made `int`), [`zeros`] (a zero-filled array given its length), [`hoist`] (a C++ namespace or linkage specification replaced by its
@@ -39,6 +39,7 @@ pub mod inline;
 pub mod layout;
 pub mod literals;
 pub mod params;
+pub mod pointers;
 pub mod subtrees;
 pub mod templates;
 pub mod tokens;

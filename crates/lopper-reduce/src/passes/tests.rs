@@ -755,3 +755,19 @@ fn calls_puts_a_function_called_once_in_place_of_its_call() {
     let v = variants(&c, &mut calls::Calls::default(), "int n;\nvoid run() {\n  n = 3;\n  n++;\n}\nint main() { run(); }\n");
     assert_eq!(v, ["int n;\n\nint main() { n = 3;\n  n++; }\n"]);
 }
+
+#[test]
+fn pointers_replaces_a_local_pointer_to_one_object_by_the_object() {
+    let c = Frontend::new(Language::C).unwrap();
+    let src = "int printf(const char *, ...);\nint x, y;\nint main(void) {\n  int *p = &x;\n  int h = 1, *q = &y;\n  int *r = &x, *s = &y;\n  *p = 3;\n  *q = *p + h;\n  s = r;\n  printf(\"%d %d %d\\n\", *p, *q, *s);\n}\n";
+    let v = variants(&c, &mut pointers::Pointers::default(), src);
+    // `p` and `q`; not `r` nor `s`, which are used otherwise than dereferenced (`s = r`).
+    assert_eq!(v.len(), 2, "{v:#?}");
+    assert!(v[0].contains("int main(void) {\n  \n  int h = 1") && v[0].contains("x = 3;\n  *q = x + h;") && v[0].contains("x, *q, *s"), "{}", v[0]);
+    assert!(v[1].contains("int h = 1;") && v[1].contains("y = *p + h;") && v[1].contains("*p, y, *s"), "{}", v[1]);
+    // The same program: it prints what the original prints, clean under the sanitizers.
+    let want = gcc_output(src);
+    for variant in &v {
+        assert_eq!(gcc_output(variant), want);
+    }
+}

@@ -5,14 +5,14 @@
 //! build the same way.
 
 use crate::passes::{
-    aggregates, aliases, arguments, bodies, calls, external, headers, hoist, identifiers, inline, layout, literals, params, subtrees, templates, tokens, zeros,
-    CoarseSearch, Group, Kind, Pass, PassInfo,
+    aggregates, aliases, arguments, bodies, calls, external, headers, hoist, identifiers, inline, layout, literals, params, pointers, subtrees, templates,
+    tokens, zeros, CoarseSearch, Group, Kind, Pass, PassInfo,
 };
 use crate::{definitions, files, instances, perses, slices, unused};
 
 /// Every pass, in the default order (`--passes` without the option). Adding a built-in
 /// pass: its module with its `INFO`, and one line here.
-pub const REGISTRY: [&PassInfo; 23] = [
+pub const REGISTRY: [&PassInfo; 24] = [
     &definitions::INFO,
     &files::INFO,
     &slices::INFO,
@@ -26,6 +26,7 @@ pub const REGISTRY: [&PassInfo; 23] = [
     &aliases::INFO,
     &bodies::INFO,
     &calls::INFO,
+    &pointers::INFO,
     &params::INFO,
     &arguments::INFO,
     &aggregates::INFO,
