@@ -62,6 +62,12 @@ pub(crate) const MEMBER_NAME: &str = "field_identifier";
 /// The grammar symbol of a C or C++ declarator with an initializer.
 pub(crate) const INIT_DECLARATOR: &str = "init_declarator";
 
+/// The grammar symbol of a C or C++ function definition.
+pub(crate) const FUNCTION_DEFINITION: &str = "function_definition";
+
+/// The grammar symbol of a C or C++ declaration (a statement or at namespace scope).
+pub(crate) const DECLARATION: &str = "declaration";
+
 /// The grammar symbols whose direct identifier child a declaration inside a body declares
 /// as a local variable (C and C++ declarators, Java's and JavaScript's
 /// `variable_declarator`, Rust's `let`).

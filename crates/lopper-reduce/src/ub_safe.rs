@@ -14,10 +14,7 @@
 //! one did: the function may then fall off its end, and its caller read a value never
 //! returned.
 
-use crate::symbols::{in_body, is, INIT_DECLARATOR};
-
-/// A declaration statement (tree-sitter-c/-cpp).
-const DECLARATION: &str = "declaration";
+use crate::symbols::{in_body, is, DECLARATION, FUNCTION_DEFINITION, INIT_DECLARATOR};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
 
@@ -32,7 +29,7 @@ pub(crate) fn drops_value(tree: &Tree, g: &PnfGrammar, state: &EditSet, candidat
     }
     let mut seen = Vec::new();
     candidate.ids().filter(|&n| state.get(n) != candidate.get(n)).any(|n| {
-        let Some(f) = tree.ancestors(n).find(|&a| is(tree, g, a, &[FUNCTION])) else { return false };
+        let Some(f) = tree.ancestors(n).find(|&a| is(tree, g, a, &[FUNCTION_DEFINITION])) else { return false };
         if seen.contains(&f) {
             return false;
         }
@@ -51,7 +48,7 @@ pub(crate) fn variant_drops_value(before: &Tree, after: &Tree, g: &PnfGrammar) -
     let functions = |tree: &Tree| -> Vec<(String, NodeId)> {
         let mut out = Vec::new();
         tree.walk(&none, |n| {
-            if is(tree, g, n, &[FUNCTION]) {
+            if is(tree, g, n, &[FUNCTION_DEFINITION]) {
                 let name = tree.subtree_token_ids(n).iter().map(|&t| tree.token_text(t)).take_while(|&t| t != "(").last().unwrap_or("");
                 out.push((name.to_string(), n));
                 return false;
@@ -291,9 +288,8 @@ fn returns_something(tree: &Tree, g: &PnfGrammar, edits: &EditSet, f: NodeId) ->
     false
 }
 
-/// The grammar symbols (tree-sitter-c/-cpp) of a return statement and a function definition.
+/// The grammar symbol (tree-sitter-c/-cpp) of a return statement.
 const RETURN: &str = "return_statement";
-const FUNCTION: &str = "function_definition";
 
 /// Whether function definition `f` returns a value its callers may read: its type is not
 /// plain `void` (a `void *` returns one), and it is not `main` (which returns 0 when it

@@ -94,28 +94,30 @@ fn words_gone<'t>(before: &'t [u8], after: &[u8]) -> Vec<&'t [u8]> {
 
 /// The words of `text` (as [`abstract_words`] reads them), in order.
 fn words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let word = |x: &u8| x.is_ascii_alphanumeric() || *x == b'_';
-    text.split(move |x| !word(x)).filter(|w| w.first().is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_'))
+    text.split(|&x| !is_word_byte(x)).filter(|w| w.first().is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_'))
 }
 
 /// Whether `text` has the word `w` (not as part of a longer word) outside `window`.
 fn occurs_outside(text: &[u8], w: &[u8], window: &std::ops::Range<usize>) -> bool {
-    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
     memchr::memmem::find_iter(text, w).any(|p| {
         let end = p + w.len();
-        !window.contains(&p) && (p == 0 || !word(text[p - 1])) && (end == text.len() || !word(text[end]))
+        !window.contains(&p) && (p == 0 || !is_word_byte(text[p - 1])) && (end == text.len() || !is_word_byte(text[end]))
     })
+}
+
+/// Whether `x` may stand inside a word (an ASCII letter, digit or `_`).
+fn is_word_byte(x: u8) -> bool {
+    x.is_ascii_alphanumeric() || x == b'_'
 }
 
 /// Feeds `text` to `h` with every word (a run of ASCII letters, digits and `_` that starts
 /// with a letter or `_`: identifiers and keywords alike) replaced by the number of its
 /// first appearance in `names`, which it extends; other bytes as they are.
 fn abstract_words<'t>(text: &'t [u8], names: &mut HashMap<&'t [u8], u32>, h: &mut blake3::Hasher) {
-    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
     let mut i = 0;
     while i < text.len() {
         if text[i].is_ascii_alphabetic() || text[i] == b'_' {
-            let end = text[i..].iter().position(|&x| !word(x)).map_or(text.len(), |n| i + n);
+            let end = text[i..].iter().position(|&x| !is_word_byte(x)).map_or(text.len(), |n| i + n);
             let w = &text[i..end];
             let next = names.len() as u32;
             let n = *names.entry(w).or_insert(next);

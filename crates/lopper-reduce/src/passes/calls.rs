@@ -12,10 +12,8 @@
 //! Instance `k` is the `k`-th such function in source order; variants are whole texts.
 
 use super::{occurrences, outermost_named, span, splice, Context, Group, Instance, Kind, Pass, PassInfo};
+use crate::symbols::FUNCTION_DEFINITION;
 use std::ops::Range;
-
-/// A function definition (tree-sitter-c and -cpp).
-const FUNCTION: &str = "function_definition";
 
 /// The pass; see the module docs.
 #[derive(Default)]
@@ -55,7 +53,7 @@ impl Pass for Calls {
         let (_, uses) = occurrences(cx);
         let all = t.token_ids();
         let src = t.source();
-        for (f, _) in outermost_named(cx, &[FUNCTION]) {
+        for (f, _) in outermost_named(cx, &[FUNCTION_DEFINITION]) {
             let toks = t.subtree_token_ids(f);
             let text = |k: usize| toks.get(k).map_or("", |&x| t.token_text(x));
             let Some(open) = (0..toks.len()).find(|&k| text(k) == "(") else { continue };

@@ -9,7 +9,7 @@
 //! Instance `k` is the `k`-th such declarator in source order; variants are whole texts.
 
 use super::{all_named, span, splice, Context, Group, Instance, Kind, Pass, PassInfo};
-use crate::symbols::{in_body, is, is_name, INIT_DECLARATOR};
+use crate::symbols::{in_body, is, is_name, DECLARATION, FUNCTION_DEFINITION, INIT_DECLARATOR};
 use std::ops::Range;
 
 /// The pass; see the module docs.
@@ -53,7 +53,7 @@ impl Pass for Pointers {
             if !is_name(p) || !is_name(x) || !in_body(t, g, d) {
                 continue;
             }
-            let Some(f) = t.ancestors(d).find(|&a| is(t, g, a, &["function_definition"])) else { continue };
+            let Some(f) = t.ancestors(d).find(|&a| is(t, g, a, &[FUNCTION_DEFINITION])) else { continue };
             let body = t.subtree_token_ids(f);
             let Some(at) = body.iter().position(|&y| y == toks[0]) else { continue };
             let word = |k: usize| body.get(k).map_or("", |&y| t.token_text(y));
@@ -77,7 +77,7 @@ impl Pass for Pointers {
                 // `T q, *p = &x;`: the comma before it and the declarator.
                 (",", _) => span(t, body[at - 1]).start..last,
                 // `T *p = &x;`: the whole declaration.
-                (_, ";") => match t.ancestors(d).find(|&a| is(t, g, a, &["declaration"])) {
+                (_, ";") => match t.ancestors(d).find(|&a| is(t, g, a, &[DECLARATION])) {
                     Some(decl) => span(t, t.subtree_token_ids(decl)[0]).start..span(t, body[at + 5]).end,
                     None => continue,
                 },

@@ -11,7 +11,7 @@
 //! (the length is a new token), whose tokens the reducer counts by parsing them.
 
 use super::{span, Context, Group, Instance, Kind, Pass, PassInfo};
-use crate::symbols::{in_body, is, INIT_DECLARATOR};
+use crate::symbols::{in_body, is, DECLARATION, INIT_DECLARATOR};
 use std::ops::Range;
 
 /// The pass; see the module docs.
@@ -50,7 +50,7 @@ impl Pass for Zeros {
         self.instances.clear();
         let (t, g) = (cx.tree, cx.grammar);
         for (n, _) in super::outermost_named(cx, &[INIT_DECLARATOR]) {
-            let declaration = t.ancestors(n).find(|&a| is(t, g, a, &["declaration"]));
+            let declaration = t.ancestors(n).find(|&a| is(t, g, a, &[DECLARATION]));
             let constant = declaration.is_some_and(|d| t.subtree_token_ids(d).iter().any(|&x| matches!(t.token_text(x), "const" | "constexpr")));
             if constant || in_body(t, g, n) {
                 continue;
