@@ -250,7 +250,7 @@ impl Reduction {
                 return Err(Fail(exit::USAGE, "--ub-guard takes a single C or C++ FILE".into()));
             }
             let memory = a.memory_limit.or_else(crate::runtime::machine_memory_mib).filter(|&m| m > 0);
-            let run_seconds = a.timeout.map_or(10, |t| t.ceil() as u64);
+            let run_seconds = a.timeout.unwrap_or(10.0);
             Some(crate::ub::Guarded::set_up(&a.ub, frontend.name(), &file, run_seconds, memory, cache_dir.as_deref())?)
         } else {
             None

@@ -18,7 +18,8 @@ pub struct UbGuardArgs {
     /// test as naive as "-O0 and -O2 print differently"). Each candidate must: compile with the first compiler at -O0 with the warnings that signal
     /// UB made errors (uninitialized use, missing return value, implicit declarations and
     /// int, int/pointer conversions, incompatible pointers, non-int main) and run to a
-    /// normal end; print and exit the same when built by every other compiler at -O0; run
+    /// normal end within 10 times the original's run (at least 1 s, at most --timeout or
+    /// 10 s); print and exit the same when built by every other compiler at -O0; run
     /// with no report and the same output under every sanitizer build the machine has
     /// (clang -fsanitize=undefined,address and, for C, memory; gcc -fsanitize=undefined)
     /// and under valgrind's memcheck where installed; printf formats must match. The
@@ -55,8 +56,8 @@ pub struct CheckArgs {
     #[arg(long = "sanitizer")]
     sanitizers: Vec<String>,
     /// Seconds one program run may take.
-    #[arg(long, default_value_t = 10)]
-    run_seconds: u64,
+    #[arg(long, default_value_t = 10.0)]
+    run_seconds: f64,
     /// The address space a plain run may take, KiB.
     #[arg(long)]
     memory_kib: Option<u64>,
@@ -92,7 +93,7 @@ impl Guarded {
     /// # Errors
     /// Usage (exit 2) for another language or no compiler; a bad input (exit 3) when the
     /// original itself fails the guard, with why.
-    pub fn set_up(a: &UbGuardArgs, language: &str, file: &Path, run_seconds: u64, memory_mib: Option<u64>, cache: Option<&Path>) -> Result<Guarded, Fail> {
+    pub fn set_up(a: &UbGuardArgs, language: &str, file: &Path, run_seconds: f64, memory_mib: Option<u64>, cache: Option<&Path>) -> Result<Guarded, Fail> {
         let cpp = match language {
             "c" => false,
             "cpp" => true,
@@ -105,7 +106,9 @@ impl Guarded {
         let mut guard = UbGuard::detect(cpp, &a.ub_guard_cc, flags, run_seconds).map_err(|e| Fail(exit::USAGE, e))?;
         guard.memory_kib = memory_mib.map(|m| m * 1024);
         let work = tempfile::tempdir().map_err(|e| Fail(exit::ERROR, format!("--ub-guard: {e}")))?;
-        guard.check(file, work.path()).map_err(|why| Fail(exit::BAD_INPUT, format!("the original fails --ub-guard: {why}")))?;
+        let fails = |why: Refusal| Fail(exit::BAD_INPUT, format!("the original fails --ub-guard: {why}"));
+        guard.calibrate(file, work.path()).map_err(fails)?;
+        guard.check(file, work.path()).map_err(fails)?;
         let cache = cache.and_then(Path::parent).map_or_else(|| std::env::temp_dir().join("ub-guard"), |d| d.join("ub-guard"));
         Ok(Guarded { guard, cache })
     }

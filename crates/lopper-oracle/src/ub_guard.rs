@@ -8,7 +8,8 @@
 //!    use, a missing return value, implicit declarations and `int`, int/pointer
 //!    conversions, incompatible pointers, a `main` not returning `int`, a `printf` format
 //!    its arguments do not match) — compiles, and
-//!    its run ends normally (no signal, no timeout);
+//!    its run ends normally (no signal, within the run limit, which [`UbGuard::calibrate`]
+//!    sets from the original's own run);
 //! 2. every other compiler at `-O0`, with its own such errors, compiles a program that
 //!    prints the same standard output and exits with the same status (unspecified and
 //!    implementation-defined behaviour the compilers resolve differently);
@@ -35,10 +36,19 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Instant;
 
 /// The exit status of a test run whose candidate the guard refused: the verdict is then
 /// [`crate::Verdict::Undefined`], not the test's.
 pub const UB_EXIT: i32 = 125;
+
+/// How many times the original's reference run a candidate's run may take under
+/// [`UbGuard::calibrate`].
+pub const RUN_FACTOR: f64 = 10.0;
+
+/// The least run limit [`UbGuard::calibrate`] sets, in seconds: process start-up and a
+/// loaded machine's noise stay well inside it.
+pub const MIN_RUN_SECONDS: f64 = 1.0;
 
 /// Why the guard refused a candidate, in words (which build or run showed what).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,8 +122,8 @@ pub struct UbGuard {
     pub sanitizers: Vec<(usize, String)>,
     /// Flags for every build (`-I`, `-D`, `-std=`), before the file.
     pub flags: Vec<String>,
-    /// Seconds one run of a built program may take.
-    pub run_seconds: u64,
+    /// Seconds one run of a built program may take (valgrind's run ten times as long).
+    pub run_seconds: f64,
     /// Whether valgrind's memcheck runs the reference build too (where it is installed: it
     /// sees uninitialized values where no MSan build is at hand).
     pub valgrind: bool,
@@ -167,7 +177,7 @@ impl UbGuard {
     ///
     /// # Errors
     /// A message when no compiler is found or a named one does not run.
-    pub fn detect(cpp: bool, named: &[String], flags: Vec<String>, run_seconds: u64) -> Result<UbGuard, String> {
+    pub fn detect(cpp: bool, named: &[String], flags: Vec<String>, run_seconds: f64) -> Result<UbGuard, String> {
         let commands: Vec<String> = if named.is_empty() { on_path(cpp) } else { named.to_vec() };
         let mut compilers = Vec::new();
         for c in commands {
@@ -205,7 +215,8 @@ impl UbGuard {
 
     /// What the guard runs, one line each, for the start of a run and `--help`'s readers.
     pub fn describe(&self) -> Vec<String> {
-        let mut lines = vec![format!("reference build: {} -O0 with UB warnings as errors, run to a normal end", self.compilers[0].command)];
+        let mut lines =
+            vec![format!("reference build: {} -O0 with UB warnings as errors, run to a normal end within {} s", self.compilers[0].command, self.run_seconds)];
         for c in &self.compilers[1..] {
             lines.push(format!("second compiler: {} -O0 must print and exit the same", c.command));
         }
@@ -216,6 +227,27 @@ impl UbGuard {
             lines.push("valgrind memcheck on the reference build: no error".into());
         }
         lines
+    }
+
+    /// Narrows [`UbGuard::run_seconds`] to [`RUN_FACTOR`] times the reference run of the
+    /// program in `file` (the original), but not below [`MIN_RUN_SECONDS`]; builds in
+    /// `work`. A deletion that leaves a loop without its step (Perses deletes `i++` as
+    /// readily as anything) would otherwise hold a test slot for the whole test limit
+    /// before its refusal. Returns the run's seconds.
+    ///
+    /// # Errors
+    /// The refusal of the reference build or its run, as [`UbGuard::check_stage`] says it.
+    pub fn calibrate(&mut self, file: &Path, work: &Path) -> Result<f64, Refusal> {
+        let reference = &self.compilers[0];
+        let exe = work.join("calibrate");
+        self.compile(reference, file, &exe, warning_errors(reference.family), "-O0 (UB warnings as errors) refused it")?;
+        let started = Instant::now();
+        self.run(&exe, false).map_err(Refusal::Undefined)?;
+        let seconds = started.elapsed().as_secs_f64();
+        // Rounded up to a tenth of a second: `timeout` takes it as written.
+        let limit = ((seconds * RUN_FACTOR).max(MIN_RUN_SECONDS) * 10.0).ceil() / 10.0;
+        self.run_seconds = self.run_seconds.min(limit);
+        Ok(seconds)
     }
 
     /// Checks the program in `file`, building in `work` (an empty directory of the
@@ -312,7 +344,7 @@ impl UbGuard {
     /// Runs `exe` under valgrind's memcheck: a refusal on any error it reports.
     fn memcheck(&self, exe: &Path) -> Result<(), String> {
         let out = Command::new("timeout")
-            .args(["-s", "KILL", &(self.run_seconds * 10).to_string(), "valgrind", "--error-exitcode=99", "--vgdb=no", "-q"])
+            .args(["-s", "KILL", &(self.run_seconds * 10.0).to_string(), "valgrind", "--error-exitcode=99", "--vgdb=no", "-q"])
             .arg(exe)
             .stdin(Stdio::null())
             .output()
@@ -426,7 +458,7 @@ mod tests {
     use super::*;
 
     fn guard() -> Option<UbGuard> {
-        UbGuard::detect(false, &[], Vec::new(), 10).ok()
+        UbGuard::detect(false, &[], Vec::new(), 10.0).ok()
     }
 
     #[test]
@@ -491,5 +523,33 @@ mod tests {
         // could build from an empty work directory that is not there.
         let again = g.check_cached(&file, Path::new("/nonexistent/work"), &cache, Stage::All).unwrap_err();
         assert_eq!(first, again);
+    }
+
+    #[test]
+    fn the_run_limit_follows_the_original_and_a_loop_without_its_step_is_refused_at_it() {
+        let Some(mut g) = guard() else {
+            eprintln!("no C compiler on PATH: skipped");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let original = dir.path().join("original.c");
+        fs::write(&original, "int main(void) { int s = 0; for (int i = 0; i < 10; i++) s += i; return s != 45; }\n").unwrap();
+        let w = tempfile::tempdir().unwrap();
+        let seconds = g.calibrate(&original, w.path()).unwrap();
+        // A run of a few milliseconds: the floor, not the 10 s the guard was made with.
+        assert!(seconds < 0.1, "{seconds}");
+        assert_eq!(g.run_seconds, MIN_RUN_SECONDS);
+        assert_eq!(g.check(&original, tempfile::tempdir().unwrap().path()), Ok(()));
+        // The variant Perses makes by deleting `i++`: it never ends, and is refused at the
+        // reference run's limit (`timeout -s KILL` then ends with the signal).
+        let endless = dir.path().join("endless.c");
+        fs::write(&endless, "int main(void) { int s = 0; for (int i = 0; i < 10; ) s += i; return s != 45; }\n").unwrap();
+        let refusal = g.check_stage(&endless, tempfile::tempdir().unwrap().path(), Stage::Reference).unwrap_err();
+        assert!(matches!(&refusal, Refusal::Undefined(w) if w.contains("did not end normally") || w.contains("took more than 1 s")), "{refusal:?}");
+        // A limit given lower than the floor stays.
+        let mut strict = g.clone();
+        strict.run_seconds = 0.5;
+        strict.calibrate(&original, tempfile::tempdir().unwrap().path()).unwrap();
+        assert_eq!(strict.run_seconds, 0.5);
     }
 }
