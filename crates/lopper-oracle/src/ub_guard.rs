@@ -238,9 +238,7 @@ impl UbGuard {
     /// # Errors
     /// The refusal of the reference build or its run, as [`UbGuard::check_stage`] says it.
     pub fn calibrate(&mut self, file: &Path, work: &Path) -> Result<f64, Refusal> {
-        let reference = &self.compilers[0];
-        let exe = work.join("calibrate");
-        self.compile(reference, file, &exe, warning_errors(reference.family), "-O0 (UB warnings as errors) refused it")?;
+        let exe = self.reference_build(file, work)?;
         let started = Instant::now();
         self.run(&exe, false).map_err(Refusal::Undefined)?;
         let seconds = started.elapsed().as_secs_f64();
@@ -268,8 +266,7 @@ impl UbGuard {
     pub fn check_stage(&self, file: &Path, work: &Path, stage: Stage) -> Result<(), Refusal> {
         use Refusal::Undefined as Ub;
         let reference = &self.compilers[0];
-        let exe = work.join("reference");
-        self.compile(reference, file, &exe, warning_errors(reference.family), "-O0 (UB warnings as errors) refused it")?;
+        let exe = self.reference_build(file, work)?;
         let want = self.run(&exe, false).map_err(Ub)?;
         // `timeout` passes a signal on as 128 + its number.
         if want.status.is_none_or(|s| s > 128) {
@@ -283,7 +280,7 @@ impl UbGuard {
         }
         for (i, c) in self.compilers.iter().enumerate().skip(1) {
             let exe = work.join(format!("second-{i}"));
-            self.compile(c, file, &exe, warning_errors(c.family), "-O0 (UB warnings as errors) refused it")?;
+            self.build_warned(c, file, &exe)?;
             let got = self.run(&exe, false).map_err(Ub)?;
             if got.status != want.status || got.stdout != want.stdout {
                 return Err(Ub(format!("{} -O0 and {} -O0 disagree ({}, {})", reference.command, c.command, ended(&want), ended(&got))));
@@ -355,6 +352,26 @@ impl UbGuard {
             return Err(format!("valgrind memcheck: {}", first.trim()));
         }
         Ok(())
+    }
+
+    /// The reference build of `file` (the first compiler, [`UbGuard::build_warned`]), as
+    /// `work/reference`.
+    ///
+    /// # Errors
+    /// As [`UbGuard::compile`].
+    fn reference_build(&self, file: &Path, work: &Path) -> Result<PathBuf, Refusal> {
+        let exe = work.join("reference");
+        self.build_warned(&self.compilers[0], file, &exe)?;
+        Ok(exe)
+    }
+
+    /// Builds `file` into `exe` with `c` at -O0 and the warnings that signal UB as errors
+    /// ([`warning_errors`]).
+    ///
+    /// # Errors
+    /// As [`UbGuard::compile`].
+    fn build_warned(&self, c: &Compiler, file: &Path, exe: &Path) -> Result<(), Refusal> {
+        self.compile(c, file, exe, warning_errors(c.family), "-O0 (UB warnings as errors) refused it")
     }
 
     /// Builds `file` into `exe` with `c` at -O0, `extra` flags and the user's; a failure
