@@ -4,6 +4,12 @@
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{NodeId, NodeKind, Tree};
 
+/// The text of token `ids[i]` of `tree`, or `""` where `i` is past the end (a scan that
+/// looks one or more tokens ahead or behind needs no bounds check of its own).
+pub(crate) fn token_text_at<'t>(tree: &'t Tree, ids: &[NodeId], i: usize) -> &'t str {
+    ids.get(i).map_or("", |&x| tree.token_text(x))
+}
+
 /// Whether node `n` of `tree` is one of `symbols` (a token's symbol too).
 pub(crate) fn is(tree: &Tree, g: &PnfGrammar, n: NodeId, symbols: &[&str]) -> bool {
     tree.node(n).symbol.is_some_and(|s| symbols.contains(&g.symbol(s).name.as_str()))

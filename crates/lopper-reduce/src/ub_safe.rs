@@ -14,7 +14,7 @@
 //! one did: the function may then fall off its end, and its caller read a value never
 //! returned.
 
-use crate::symbols::{in_body, is, DECLARATION, FUNCTION_DEFINITION, INIT_DECLARATOR};
+use crate::symbols::{in_body, is, token_text_at, DECLARATION, FUNCTION_DEFINITION, INIT_DECLARATOR};
 use lopper_grammar::PnfGrammar;
 use lopper_tree::{Edit, EditSet, NodeId, NodeKind, Tree};
 
@@ -143,7 +143,7 @@ fn initialized_locals<'t>(tree: &'t Tree, g: &PnfGrammar, edits: &EditSet, f: No
 /// assignment to it or a member of it (`x = `, `x += `, `x.f = `, `x->f = `), `++`/`--`,
 /// or its address taken (`&x`: written through it, for all we know).
 fn uses(tree: &Tree, ts: &[NodeId], from: usize, x: &str) -> (usize, usize) {
-    let text = |i: usize| ts.get(i).map_or("", |&t| tree.token_text(t));
+    let text = |i: usize| token_text_at(tree, ts, i);
     let (mut writes, mut reads) = (0, 0);
     for i in (from + 1..ts.len()).filter(|&i| text(i) == x) {
         let (prev, next) = (if i > 0 { text(i - 1) } else { "" }, text(i + 1));
@@ -166,7 +166,7 @@ fn is_write(t: &str) -> bool {
 /// per name, the name's token in its declaration. Only plain declarations (`int a, *b;`:
 /// no `=`, `[`, `(`, `{`; not `static`, which is zero) inside the body.
 fn uninitialized_locals<'t>(tree: &'t Tree, ts: &[NodeId]) -> Vec<(NodeId, &'t str)> {
-    let text = |i: usize| ts.get(i).map_or("", |&t| tree.token_text(t));
+    let text = |i: usize| token_text_at(tree, ts, i);
     let Some(body) = (0..ts.len()).find(|&i| text(i) == "{") else { return Vec::new() };
     let mut out = Vec::new();
     let mut start = body + 1;

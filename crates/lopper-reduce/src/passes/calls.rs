@@ -12,7 +12,7 @@
 //! Instance `k` is the `k`-th such function in source order; variants are whole texts.
 
 use super::{occurrences, outermost_named, span, splice, Context, Group, Instance, Kind, Pass, PassInfo};
-use crate::symbols::FUNCTION_DEFINITION;
+use crate::symbols::{token_text_at, FUNCTION_DEFINITION};
 use std::ops::Range;
 
 /// The pass; see the module docs.
@@ -55,7 +55,7 @@ impl Pass for Calls {
         let src = t.source();
         for (f, _) in outermost_named(cx, &[FUNCTION_DEFINITION]) {
             let toks = t.subtree_token_ids(f);
-            let text = |k: usize| toks.get(k).map_or("", |&x| t.token_text(x));
+            let text = |k: usize| token_text_at(t, toks, k);
             let Some(open) = (0..toks.len()).find(|&k| text(k) == "(") else { continue };
             let close = match (text(open + 1), text(open + 2)) {
                 (")", _) => open + 1,
@@ -72,7 +72,7 @@ impl Pass for Calls {
                 continue;
             }
             let Some(at) = all.iter().position(|&x| x == call) else { continue };
-            let word = |k: usize| all.get(k).map_or("", |&x| t.token_text(x));
+            let word = |k: usize| token_text_at(t, all, k);
             let statement_start = at > 0 && matches!(word(at - 1), "{" | "}" | ";" | ")" | "else" | ":");
             if !statement_start || (word(at + 1), word(at + 2), word(at + 3)) != ("(", ")", ";") {
                 continue;

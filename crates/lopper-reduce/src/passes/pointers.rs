@@ -9,7 +9,7 @@
 //! Instance `k` is the `k`-th such declarator in source order; variants are whole texts.
 
 use super::{all_named, span, splice, Context, Group, Instance, Kind, Pass, PassInfo};
-use crate::symbols::{in_body, is, is_name, DECLARATION, FUNCTION_DEFINITION, INIT_DECLARATOR};
+use crate::symbols::{in_body, is, is_name, token_text_at, DECLARATION, FUNCTION_DEFINITION, INIT_DECLARATOR};
 use std::ops::Range;
 
 /// The pass; see the module docs.
@@ -56,7 +56,7 @@ impl Pass for Pointers {
             let Some(f) = t.ancestors(d).find(|&a| is(t, g, a, &[FUNCTION_DEFINITION])) else { continue };
             let body = t.subtree_token_ids(f);
             let Some(at) = body.iter().position(|&y| y == toks[0]) else { continue };
-            let word = |k: usize| body.get(k).map_or("", |&y| t.token_text(y));
+            let word = |k: usize| token_text_at(t, body, k);
             // Every other `p` dereferenced where an operand starts.
             let mut cuts = Vec::new();
             let only_dereferenced = (0..body.len()).filter(|&k| word(k) == p && !toks.contains(&body[k])).all(|k| {
