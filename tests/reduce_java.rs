@@ -53,7 +53,7 @@ fn javac_type_error_reduces_to_its_core() {
     let case = Case::new(
         "Shapes.java",
         PROGRAM,
-        "d=$(mktemp -d) && cp \"$1\" \"$d/Shapes.java\" && cd \"$d\" && LC_ALL=C javac -d . Shapes.java 2>&1 | grep -q 'incompatible types: String cannot be converted to int'; r=$?; rm -rf \"$d\"; exit $r",
+        &format!("d=$(mktemp -d) && cp \"$1\" \"$d/Shapes.java\" && cd \"$d\" && LC_ALL=C {JAVAC} -d . Shapes.java 2>&1 | grep -q 'incompatible types: String cannot be converted to int'; r=$?; rm -rf \"$d\"; exit $r"),
     );
     assert!(case.passes(&case.program));
     let out = case.lopper(&["--timeout", "30"]);

@@ -167,7 +167,7 @@ public class Main {
 #[test]
 fn java_bodies_become_the_smallest_javac_accepts() {
     require_tool("javac");
-    let test = "d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && javac -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'int trigger' \"$1\"";
+    let test = &format!("d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && {JAVAC} -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'int trigger' \"$1\"");
     let reduced = squash(&reduced_by("definitions", "Main.java", JAVA, test));
     assert!(reduced.contains("publicvoidadd(intv){}"), "{reduced}");
     assert!(reduced.contains("publicintsize(){thrownull;}"), "{reduced}");
@@ -282,7 +282,7 @@ fn a_method_goes_with_the_statements_of_another_class_that_call_it_in_one_javac_
     let log = case.path("accepted");
     fs::create_dir(&log).unwrap();
     let test = format!(
-        "d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && javac -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; \
+        "d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && {JAVAC} -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; \
          [ $r -eq 0 ] && grep -q 'return big.used()' \"$1\" && grep -q 'int pad1' \"$1\" && grep -q 'trigger = new User().f(new Big())' \"$1\" || exit 1; n=$(ls {log} | wc -l); cp \"$1\" {log}/$(printf %05d $n)",
         log = log.display()
     );
