@@ -12,8 +12,9 @@ use std::process::{Command, Output};
 /// `javac` as the tests' interestingness tests run it: each run compiles a few small classes,
 /// where the JVM's start-up and its optimizing JIT cost most of the time; the C1 compiler alone
 /// and the serial collector take about a third of that off (1.66 s to 1.07 s a run on the CI
-/// machine), and javac's verdicts do not depend on them.
-pub const JAVAC: &str = "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC";
+/// machine), and javac's verdicts do not depend on them. Without its performance-data file
+/// the JVM leaves no `hsperfdata_*` folder in the temp directory.
+pub const JAVAC: &str = "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -J-XX:-UsePerfData";
 
 /// A temporary directory holding a program and its interestingness test.
 pub struct Case {
