@@ -3,16 +3,19 @@
 
 use super::*;
 
+/// The guard for C with the compilers on PATH; `None`, said once here, where there is none
+/// (each test then returns).
 fn guard() -> Option<UbGuard> {
-    UbGuard::detect(false, &[], Vec::new(), 10.0).ok()
+    let g = UbGuard::detect(false, &[], Vec::new(), 10.0).ok();
+    if g.is_none() {
+        eprintln!("no C compiler on PATH: skipped");
+    }
+    g
 }
 
 #[test]
 fn a_clean_program_passes_and_an_uninitialized_read_does_not() {
-    let Some(g) = guard() else {
-        eprintln!("no C compiler on PATH: skipped");
-        return;
-    };
+    let Some(g) = guard() else { return };
     let dir = tempfile::tempdir().unwrap();
     let clean = dir.path().join("clean.c");
     fs::write(&clean, "#include <stdio.h>\nint main(void) { int a[2] = {1, 2}; printf(\"%d\\n\", a[1]); return 0; }\n").unwrap();
@@ -52,10 +55,7 @@ fn a_clean_program_passes_and_an_uninitialized_read_does_not() {
 
 #[test]
 fn verdicts_are_cached_by_candidate_and_configuration() {
-    let Some(g) = guard() else {
-        eprintln!("no C compiler on PATH: skipped");
-        return;
-    };
+    let Some(g) = guard() else { return };
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("p.c");
     fs::write(&file, "int main(void) { int x; return x; }\n").unwrap();
@@ -73,10 +73,7 @@ fn verdicts_are_cached_by_candidate_and_configuration() {
 
 #[test]
 fn the_run_limit_follows_the_original_and_a_loop_without_its_step_is_refused_at_it() {
-    let Some(mut g) = guard() else {
-        eprintln!("no C compiler on PATH: skipped");
-        return;
-    };
+    let Some(mut g) = guard() else { return };
     let dir = tempfile::tempdir().unwrap();
     let original = dir.path().join("original.c");
     fs::write(&original, "int main(void) { int s = 0; for (int i = 0; i < 10; i++) s += i; return s != 45; }\n").unwrap();
