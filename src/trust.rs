@@ -8,7 +8,7 @@
 use crate::config::Reduction;
 use crate::{exit, Fail};
 use lopper_reduce::oracle::{Oracle, ScriptOracle};
-use lopper_reduce::{OracleError, Outcome, SanityError, Verdict};
+use lopper_reduce::{randomness, wald_bounds, OracleError, Outcome, SanityError, Verdict, ERROR_BOUND, FLAKY_NO};
 
 /// Replays of the result at the end.
 const RESULT_REPLAYS: usize = 2;
@@ -36,6 +36,10 @@ const SHORT: usize = 16;
 /// a tiny result or one a test that says yes whatever the input explains; [`exit::TRIVIAL`] for a trivial result; the oracle's errors.
 pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome, flaky_at_start: bool) -> Result<(), Fail> {
     let oracle_err = |e: lopper_reduce::OracleError| Fail(exit::ERROR, e.to_string());
+    if outcome.at_random {
+        // The search stopped as soon as the replays decided.
+        return Err(at_random(r, outcome.stats.replay_disagreements, outcome.stats.replays, "of accepted candidates and of the original")?);
+    }
     let flaky_seen = flaky_at_start || outcome.stats.replay_disagreements > 0;
     if flaky_seen && outcome.text == r.text {
         return Err(Fail(
@@ -128,31 +132,8 @@ pub fn check_result(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outc
     ))
 }
 
-/// Wald's sequential probability ratio test on the replays of accepted candidates, once
-/// the test is known to be flaky: is it a flaky check of a real property, where an
-/// interesting candidate's replay says no at most [`FLAKY_NO`] of the time (a crash that
-/// shows 4 times in 5), or a test that answers at random, where a replay says no half of
-/// the time or more? The run's replays and disagreements are the first evidence; the
-/// result is replayed until the test decides (at most [`MAX_RANDOMNESS_REPLAYS`] runs).
-const FLAKY_NO: f64 = 0.2;
-
-/// The share of "no" on replays of a test that answers at random (a coin).
-const RANDOM_NO: f64 = 0.5;
-
-/// The error bounds of the decision (Wald's α and β): a test that answers at random ends
-/// in a result with a chance of at most about 1% (β / (1 − α)), and a flaky check of a
-/// real property is taken for random about as rarely.
-const ERROR_BOUND: f64 = 0.01;
-
-/// The most replays of the result the decision may add.
+/// The most replays of the result the decision ([`lopper_reduce::randomness`]) may add.
 const MAX_RANDOMNESS_REPLAYS: usize = 60;
-
-/// The log-likelihood ratio of "random" against "flaky but right" after `no` of `runs`
-/// replays said no.
-fn randomness(no: usize, runs: usize) -> f64 {
-    let yes = runs - no;
-    no as f64 * (RANDOM_NO / FLAKY_NO).ln() + yes as f64 * ((1.0 - RANDOM_NO) / (1.0 - FLAKY_NO)).ln()
-}
 
 /// Ends the run with [`exit::FLAKY`] (the original put back) when the replays show a test
 /// that answers at random ([`randomness`] past Wald's upper bound), replaying the result
@@ -161,8 +142,7 @@ fn randomness(no: usize, runs: usize) -> f64 {
 /// # Errors
 /// [`exit::FLAKY`] for a random test; the oracle's errors.
 fn random_test(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) -> Result<(), Fail> {
-    let upper = ((1.0 - ERROR_BOUND) / ERROR_BOUND).ln();
-    let lower = (ERROR_BOUND / (1.0 - ERROR_BOUND)).ln();
+    let (lower, upper) = wald_bounds();
     let (mut no, mut runs) = (outcome.stats.replay_disagreements, outcome.stats.replays);
     let mut added = 0;
     while (lower..upper).contains(&randomness(no, runs)) && added < MAX_RANDOMNESS_REPLAYS {
@@ -175,11 +155,20 @@ fn random_test(r: &mut Reduction, oracle: &mut ScriptOracle, outcome: &Outcome) 
     if evidence < upper && (added < MAX_RANDOMNESS_REPLAYS || evidence < 0.0) {
         return Ok(());
     }
+    Err(at_random(r, no, runs, "of accepted candidates and of the result")?)
+}
+
+/// The failure for a test that answers at random: `no` of `runs` replays of `what` said no.
+/// The original is put back.
+///
+/// # Errors
+/// [`exit::OUTPUT`] when the original cannot be put back.
+fn at_random(r: &mut Reduction, no: usize, runs: usize, what: &str) -> Result<Fail, Fail> {
     let back = restore(r)?;
-    Err(Fail(
+    Ok(Fail(
         exit::FLAKY,
         format!(
-            "the test answers at random: {no} of {runs} runs again of accepted candidates and of the result said no, where a flaky check of a real property says no at most {:.0}% of the time; no result is trustworthy (the chance of a result from such a test is bounded by about {:.0}%); {back}.\n  reproduce: {}",
+            "the test answers at random: {no} of {runs} runs again {what} said no, where a flaky check of a real property says no at most {:.0}% of the time; no result is trustworthy (the chance of a result from such a test is bounded by about {:.0}%); {back}.\n  reproduce: {}",
             FLAKY_NO * 100.0,
             ERROR_BOUND * 100.0,
             r.reproduce_command()

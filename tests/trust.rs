@@ -125,9 +125,15 @@ fn a_coin_flip_test_on_the_shipped_example_never_ends_in_a_result() {
     for seed in 0..2 {
         // 2 or 3 of 5 say no: a coin, slightly unfair either way.
         let case = Case::new("program.c", &program, &format!("{}exit 0", seeded_coin(seed * 7919, 2 + seed % 2)));
-        let out = case.lopper(&["-q", "-j", "1", "--no-cache"]);
+        let out = case.lopper(&["-j", "1", "--no-cache"]);
         assert_exit(&out, 6);
         assert_eq!(fs::read_to_string(&case.program).unwrap(), program, "seed {seed}: the input is as it was");
+        // The search stopped once the replays decided (Wald's test), not after the whole
+        // search (1,700 runs of the test before).
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("the test answers at random"), "{err}");
+        let runs: usize = fs::read_to_string(case.path("counter")).unwrap().trim().parse().unwrap();
+        assert!(runs - (seed * 7919) as usize <= 100, "seed {seed}: {runs} runs of the test");
     }
 }
 

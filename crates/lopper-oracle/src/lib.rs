@@ -89,6 +89,11 @@ pub enum OracleError {
     /// names the file).
     #[error("cannot keep the new best program: {0}")]
     Keep(#[source] std::io::Error),
+    /// The reducer stopped its search: the replays of accepted candidates showed a test
+    /// that answers at random (Wald's sequential test past its upper bound; lopper-reduce's
+    /// `judge::answers_at_random`), so no result could be trusted.
+    #[error("the test answers at random")]
+    AtRandom,
     /// The `--launcher` prefix is not a valid shell-like word list (an open quote).
     #[error("cannot split the launcher `{0}` into words (an unclosed quote?)")]
     Launcher(String),

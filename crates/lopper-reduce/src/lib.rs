@@ -30,7 +30,7 @@ mod ub_safe;
 pub mod unused;
 
 pub use engine::{Options, SearchOptions};
-pub use judge::{GrammarCheck, CONFIRM_RUNS};
+pub use judge::{answers_at_random, randomness, wald_bounds, GrammarCheck, CONFIRM_RUNS, ERROR_BOUND, FLAKY_NO};
 /// The oracle crate: test runs, transformation and generator runs, the verdict cache and
 /// the sanity checks of the original.
 pub use lopper_oracle as oracle;

@@ -431,3 +431,41 @@ fn what_a_kept_or_undeclaring_element_names_stays() {
         ]
     );
 }
+
+/// Reduces `src` with each accepted candidate confirmed (a test known to be flaky), where
+/// the test says yes to `pred` only when a seeded coin (a linear congruential generator)
+/// shows less than `yes_in_10` of 10: the outcome and how many runs the test made.
+fn confirmed_with_a_coin(src: &str, pred: impl Fn(&str) -> bool, yes_in_10: u64) -> (Outcome, usize) {
+    let f = Frontend::new(Language::C).unwrap();
+    let (mut state, mut runs) = (12345u64, 0);
+    let mut oracle = |c: &str| {
+        runs += 1;
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        pred(c) && (state >> 33) % 10 < yes_in_10
+    };
+    let opts = Options { confirm: true, ..Options::perses(1) };
+    let out = reduce(&f, src, &mut oracle, &opts, Pipeline::perses(), &mut crate::NoProgress).unwrap();
+    (out, runs)
+}
+
+const COIN_SRC: &str = "int main(void) {\n  int keep = 1;\n  int a = 2;\n  int b = 3;\n  int c = 4;\n  return keep + a + b + c;\n}\n";
+
+#[test]
+fn a_test_that_answers_at_random_stops_the_search_once_wald_s_test_decides() {
+    // Yes half of the time where `keep` is there.
+    let (out, runs) = confirmed_with_a_coin(COIN_SRC, |c| c.contains("keep"), 5);
+    assert!(out.at_random && !out.interrupted, "{:?}", out.stats);
+    assert!(crate::answers_at_random(out.stats.replay_disagreements, out.stats.replays), "{:?}", out.stats);
+    // Stopped at the first replay past Wald's upper bound (ln 99 = 4.6, 0.92 a "no"): a
+    // handful of disagreements, not the whole search.
+    assert!(out.stats.replay_disagreements <= 12 && runs < 60, "{runs} runs, {:?}", out.stats);
+}
+
+#[test]
+fn a_flaky_check_of_a_real_property_is_not_taken_for_random() {
+    // Yes 9 times in 10 where `keep` is there: disagreements happen, and the search goes on
+    // to its end.
+    let (out, _) = confirmed_with_a_coin(COIN_SRC, |c| c.contains("keep"), 9);
+    assert!(out.stats.replay_disagreements > 0 && !out.at_random, "{:?}", out.stats);
+    assert!(out.text.contains("keep") && !out.text.contains("int a"), "{}", out.text);
+}

@@ -18,7 +18,7 @@ mod replay;
 mod tests;
 pub(crate) use memo::{local_change, LocalKey, Memo};
 use replay::Replay;
-pub use replay::CONFIRM_RUNS;
+pub use replay::{answers_at_random, randomness, wald_bounds, CONFIRM_RUNS, ERROR_BOUND, FLAKY_NO};
 
 /// See the module docs. `best` and `stats` are the searches' to read; they change only
 /// through the judge's methods ([`Judge::judge`], [`Judge::set_pass`], [`Judge::new_round`], …).

@@ -1,13 +1,48 @@
 //! The judge's check of a nondeterministic test (after Shrink Ray's): the first, the eighth
 //! and every `every`-th accepted candidate are replayed once (past every cache); after a
 //! replay that disagrees, every accepted candidate is confirmed by [`CONFIRM_RUNS`] more
-//! runs. Replays count as tests.
+//! runs. Replays count as tests. Once their disagreements show a test that answers at
+//! random (Wald's test, [`answers_at_random`]), the search stops with
+//! [`OracleError::AtRandom`].
 
 use super::Judge;
 use crate::oracle::{OracleError, Verdict};
 
 /// Runs that confirm an accepted candidate once the test was seen to be flaky.
 pub const CONFIRM_RUNS: usize = 2;
+
+/// Wald's sequential probability ratio test on the replays (past every cache) of accepted
+/// candidates, the original and the result, once the test is known to be flaky: is it a
+/// flaky check of a real property, where an interesting program's replay says no at most
+/// [`FLAKY_NO`] of the time (a crash that shows 4 times in 5), or a test that answers at
+/// random, where a replay says no [`RANDOM_NO`] of the time or more?
+pub const FLAKY_NO: f64 = 0.2;
+
+/// The share of "no" on replays of a test that answers at random (a coin).
+pub const RANDOM_NO: f64 = 0.5;
+
+/// The error bounds of the decision (Wald's α and β): a test that answers at random ends
+/// in a result with a chance of at most about 1% (β / (1 − α)), and a flaky check of a
+/// real property is taken for random about as rarely.
+pub const ERROR_BOUND: f64 = 0.01;
+
+/// The log-likelihood ratio of "random" against "flaky but right" after `no` of `runs`
+/// replays said no (Wald's SPRT statistic; 0 before any replay).
+pub fn randomness(no: usize, runs: usize) -> f64 {
+    let yes = runs.saturating_sub(no);
+    no as f64 * (RANDOM_NO / FLAKY_NO).ln() + yes as f64 * ((1.0 - RANDOM_NO) / (1.0 - FLAKY_NO)).ln()
+}
+
+/// Wald's bounds on [`randomness`], `(lower, upper)`: past the upper one the test answers
+/// at random; below the lower one it is a flaky check of a real property.
+pub fn wald_bounds() -> (f64, f64) {
+    ((ERROR_BOUND / (1.0 - ERROR_BOUND)).ln(), ((1.0 - ERROR_BOUND) / ERROR_BOUND).ln())
+}
+
+/// Whether `no` of `runs` replays already show a test that answers at random.
+pub fn answers_at_random(no: usize, runs: usize) -> bool {
+    randomness(no, runs) >= wald_bounds().1
+}
 
 /// The replay schedule and whether the test is known to be flaky.
 #[derive(Debug, Default)]
@@ -78,6 +113,11 @@ impl Judge<'_> {
             if self.replay_once(text, pass)? != Verdict::Interesting {
                 self.stats.replay_disagreements += 1;
                 self.known_flaky("a candidate it accepted failed when run again");
+                // The search stops as soon as the evidence decides: no result of a test
+                // that answers at random is kept, so the tests left would be wasted.
+                if answers_at_random(self.stats.replay_disagreements, self.stats.replays) {
+                    return Err(OracleError::AtRandom);
+                }
                 return Ok(false);
             }
         }

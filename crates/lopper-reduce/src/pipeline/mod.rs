@@ -48,6 +48,10 @@ pub struct Outcome {
     pub stats: Stats,
     /// Whether the run was stopped early by an interrupt.
     pub interrupted: bool,
+    /// Whether the search stopped early because the replays showed a test that answers at
+    /// random ([`crate::answers_at_random`]); `text` is then the best so far, which no
+    /// caller should hand on as a result.
+    pub at_random: bool,
 }
 
 /// Why a reduction could not run.
@@ -104,13 +108,14 @@ pub fn reduce(
     }
     let parsed = frontend.parse_with(&e.j.checker, input)?;
     e.j.start(parsed.tree.token_count(), parsed.stats.matched_share(), parsed.stats.opaque);
-    let interrupted = match run(&mut e, parsed.tree, pipeline) {
-        Ok(()) => false,
-        Err(OracleError::Interrupted) => true,
+    let (interrupted, at_random) = match run(&mut e, parsed.tree, pipeline) {
+        Ok(()) => (false, false),
+        Err(OracleError::Interrupted) => (true, false),
+        Err(OracleError::AtRandom) => (false, true),
         Err(err) => return Err(ReduceError::Oracle(err)),
     };
     let (text, stats) = e.j.finish();
-    Ok(Outcome { text, stats, interrupted })
+    Ok(Outcome { text, stats, interrupted, at_random })
 }
 
 /// A stage of a pipeline group: what runs one after another.
