@@ -159,7 +159,7 @@ fn a_java_package_keeps_the_classes_the_build_needs() {
     // javac must compile every file of the tree, and Main must still call Shapes.area.
     write_script(
         &test,
-        &format!("d=$(mktemp -d) && cd \"$1\" && {JAVAC} -d \"$d\" $(find . -name '*.java') >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'Shapes.area' app/Main.java"),
+        &format!("cd \"$1\" && grep -q 'Shapes.area' app/Main.java || exit 1; d=$(mktemp -d) && {JAVAC} -d \"$d\" $(find . -name '*.java') >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ]"),
     );
     let out_dir = dir.path().join("out");
     // javac takes about a second a test: files and one Perses round only.
@@ -354,7 +354,7 @@ fn classes_that_name_each_other_go_as_a_group_at_a_round_start() {
     let test = dir.path().join("test.sh");
     write_script(
         &test,
-        &format!("d=$(mktemp -d) && cd \"$1\" && {JAVAC} -d \"$d\" $(find . -name '*.java') >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ] && grep -q 'side \\* side' app/Main.java"),
+        &format!("cd \"$1\" && grep -q 'side \\* side' app/Main.java || exit 1; d=$(mktemp -d) && {JAVAC} -d \"$d\" $(find . -name '*.java') >/dev/null 2>&1; r=$?; rm -rf \"$d\"; [ $r -eq 0 ]"),
     );
     let (out_dir, stats) = (dir.path().join("out"), dir.path().join("stats.json"));
     let out = run(

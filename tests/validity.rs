@@ -282,8 +282,9 @@ fn a_method_goes_with_the_statements_of_another_class_that_call_it_in_one_javac_
     let log = case.path("accepted");
     fs::create_dir(&log).unwrap();
     let test = format!(
-        "d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && {JAVAC} -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; \
-         [ $r -eq 0 ] && grep -q 'return big.used()' \"$1\" && grep -q 'int pad1' \"$1\" && grep -q 'trigger = new User().f(new Big())' \"$1\" || exit 1; n=$(ls {log} | wc -l); cp \"$1\" {log}/$(printf %05d $n)",
+        "grep -q 'return big.used()' \"$1\" && grep -q 'int pad1' \"$1\" && grep -q 'trigger = new User().f(new Big())' \"$1\" || exit 1; \
+         d=$(mktemp -d) && cp \"$1\" \"$d/Main.java\" && {JAVAC} -d \"$d\" \"$d/Main.java\" >/dev/null 2>&1; r=$?; rm -rf \"$d\"; \
+         [ $r -eq 0 ] || exit 1; n=$(ls {log} | wc -l); cp \"$1\" {log}/$(printf %05d $n)",
         log = log.display()
     );
     let case = Case::new("Main.java", JAVA_USES, &test);
