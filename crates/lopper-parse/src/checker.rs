@@ -50,22 +50,45 @@ impl Damage {
 /// tree copies every node they overlap, so a fresh parse is then less work and memory.
 /// Damage worse than the base's is a fresh parse's. The trees of the candidates counted since
 /// the base was set (at most 32) are kept by the key the caller gives each text (the judge's BLAKE3 hash),
-/// so the accepted one becomes the new base without another re-parse.
+/// so the accepted one becomes the new base without another re-parse; a fresh parse's tree
+/// shares no nodes with the base's, so those are kept only while they hold no more text in
+/// all than the base (the oldest go first).
 pub struct SyntaxChecker(pub(crate) Checker);
 
 /// A text's identity, as the caller knows it (lopper's judge: its BLAKE3 hash), by which
 /// [`SyntaxChecker::set_base`] finds a tree [`SyntaxChecker::errors`] made.
 pub type TextKey = [u8; 32];
 
+/// A counted candidate's tree, kept so that it can become the base.
+pub(crate) struct Screened {
+    key: TextKey,
+    tree: tree_sitter::Tree,
+    /// Whether the tree is a fresh parse's (an incremental re-parse's shares most nodes
+    /// with the base's).
+    fresh: bool,
+    /// The bytes of its text.
+    bytes: usize,
+}
+
+impl Screened {
+    /// The text its tree holds apart from the base's: all of it for a fresh parse.
+    fn own_bytes(&self) -> usize {
+        if self.fresh {
+            self.bytes
+        } else {
+            0
+        }
+    }
+}
+
 pub(crate) enum Checker {
-    /// `screened`: the trees of the texts counted (re-parsed from the base's) since the
-    /// base was set, by their keys, so that the one accepted next becomes the base
-    /// without a re-parse.
+    /// `screened`: the trees of the texts counted since the base was set, by their keys,
+    /// so that the one accepted next becomes the base without a re-parse.
     TreeSitter {
         parser: tree_sitter::Parser,
         base: String,
         tree: tree_sitter::Tree,
-        screened: Vec<(TextKey, tree_sitter::Tree)>,
+        screened: Vec<Screened>,
         /// The base's damage.
         base_damage: Damage,
         /// Whether `tree` is a fresh parse's (else an incremental re-parse's).
@@ -91,20 +114,20 @@ impl SyntaxChecker {
             Checker::TreeSitter { .. } => {
                 let (tree, fresh) = self.reparse(text)?;
                 let mut errors = damage(&tree);
-                if let (Checker::TreeSitter { parser, base_damage, screened, .. }, false) = (&mut self.0, fresh) {
-                    if errors.worse_than(*base_damage) {
-                        // Re-using the base's subtrees, tree-sitter may recover from an error
-                        // worse than a fresh parse does (more ERROR nodes, or more text in
-                        // them): a candidate is rejected only on a fresh parse's damage.
-                        errors = damage(&parser.parse(text, None).ok_or(ParseError::NoTree)?);
-                    } else {
-                        // A lookahead window's worth: the accepted candidate is one of the
-                        // last. (Not a fresh tree: it shares nothing with the base, and a
-                        // large input's would hold much memory.)
-                        if screened.len() == SCREENED_KEPT {
-                            screened.remove(0);
-                        }
-                        screened.push((key, tree));
+                let Checker::TreeSitter { parser, base, base_damage, screened, .. } = &mut self.0 else { unreachable!("matched above") };
+                if !fresh && errors.worse_than(*base_damage) {
+                    // Re-using the base's subtrees, tree-sitter may recover from an error
+                    // worse than a fresh parse does (more ERROR nodes, or more text in
+                    // them): a candidate is rejected only on a fresh parse's damage.
+                    errors = damage(&parser.parse(text, None).ok_or(ParseError::NoTree)?);
+                } else if !errors.worse_than(*base_damage) {
+                    // A lookahead window's worth: the accepted candidate is one of the last.
+                    // Fresh trees (a deletion of most of the base) share nothing with the
+                    // base's: at most a base's worth of text of them.
+                    screened.push(Screened { key, tree, fresh, bytes: text.len() });
+                    let mut held: usize = screened.iter().map(Screened::own_bytes).sum();
+                    while screened.len() > SCREENED_KEPT || held > base.len() {
+                        held -= screened.remove(0).own_bytes();
                     }
                 }
                 Ok(errors)
@@ -114,7 +137,7 @@ impl SyntaxChecker {
 
     /// Makes `text`, whose identity is `key`, the new base (after a candidate was
     /// accepted): the tree [`SyntaxChecker::errors`] made of it, if it was counted since
-    /// the last base (and not parsed afresh), else a re-parse.
+    /// the last base and is still kept, else a fresh parse.
     ///
     /// # Errors
     /// [`ParseError::TreeSitter`] if tree-sitter gives no tree.
@@ -122,10 +145,11 @@ impl SyntaxChecker {
         let Checker::TreeSitter { parser, base, tree, screened, base_damage, base_fresh } = &mut self.0 else { return Ok(()) };
         // A tree counted against the current base is the one re-parsing would give; else the
         // count the candidate was judged by is a fresh parse's.
-        let new_tree = match screened.iter().position(|(k, _)| *k == key) {
+        let new_tree = match screened.iter().position(|s| s.key == key) {
             Some(i) => {
-                *base_fresh = false;
-                screened.swap_remove(i).1
+                let kept = screened.swap_remove(i);
+                *base_fresh = kept.fresh;
+                kept.tree
             }
             None => {
                 *base_fresh = true;
@@ -224,6 +248,37 @@ pub(crate) mod tests {
         let mut ch = f.checker(base).unwrap();
         assert_eq!(ch.errors(&cand, key(&cand)).unwrap(), c);
         assert_eq!(f.syntax_errors(&cand).unwrap(), 1);
+    }
+
+    /// The kept trees: (whether fresh, bytes) of each, oldest first.
+    fn kept(ch: &super::SyntaxChecker) -> Vec<(bool, usize)> {
+        let super::Checker::TreeSitter { screened, .. } = &ch.0 else { panic!("a tree-sitter checker") };
+        screened.iter().map(|s| (s.fresh, s.bytes)).collect()
+    }
+
+    #[test]
+    fn a_candidate_parsed_afresh_is_kept_within_a_base_s_worth_and_becomes_a_fresh_base() {
+        let f = Frontend::new(Language::C).unwrap();
+        let lines: Vec<String> = (0..40).map(|i| format!("int v{i} = {i};\n")).collect();
+        let base = lines.concat();
+        let mut ch = f.checker(&base).unwrap();
+        // Each deletes most of the base (2 to 16 lines of 40 left): a fresh parse, kept
+        // while the fresh ones kept hold no more text than the base.
+        let cands: Vec<String> = (1..=8).map(|i| lines[..2 * i].concat()).collect();
+        for c in &cands {
+            assert_eq!(ch.errors(c, key(c)).unwrap(), f.damage(c).unwrap());
+            let k = kept(&ch);
+            assert!(k.iter().all(|&(fresh, _)| fresh) && k.iter().map(|&(_, b)| b).sum::<usize>() <= base.len(), "{k:?}");
+        }
+        let last = cands.last().unwrap();
+        assert_eq!(kept(&ch).last(), Some(&(true, last.len())));
+        ch.set_base(last, key(last)).unwrap();
+        let super::Checker::TreeSitter { base_fresh, .. } = &ch.0 else { unreachable!() };
+        assert!(base_fresh);
+        // The base's tree serves as a fresh parse would.
+        assert_eq!(f.parse_with(&ch, last).unwrap().tree.token_count(), f.parse(last).unwrap().tree.token_count());
+        let broken = last.replacen("= ", "= = ", 1);
+        assert_eq!(ch.errors(&broken, key(&broken)).unwrap(), f.damage(&broken).unwrap());
     }
 
     #[test]
