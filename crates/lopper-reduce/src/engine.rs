@@ -376,10 +376,13 @@ impl Engine<'_> {
                 if let (true, Empty::DeleteList(n)) = (keep.is_empty(), empty) {
                     return base.with(n, Edit::Delete);
                 }
-                let keep: Vec<NodeId> = keep.iter().map(|&i| all[i]).collect();
-                let kept: HashSet<NodeId> = keep.iter().copied().filter(|k| !gone(k)).collect();
+                // By index, not by a set of ids: one flag per element, however many.
+                let mut deleted = vec![true; all.len()];
+                for &i in keep {
+                    deleted[i] = gone(&all[i]);
+                }
+                let head_gone = head.is_some() && deleted[0];
                 let mut e = base.clone();
-                let mut deleted: Vec<bool> = all.iter().map(|c| !kept.contains(c)).collect();
                 let outside = closure.map(|d| d.close(&mut deleted)).unwrap_or_default();
                 let items = all.iter().zip(&deleted).filter(|(_, &d)| d).map(|(&c, _)| c);
                 if outside.is_empty() {
@@ -390,9 +393,9 @@ impl Engine<'_> {
                     let gone: HashSet<NodeId> = items.chain(outside).collect();
                     e.delete(gone.iter().copied().filter(|&n| !tree.ancestors(n).any(|a| gone.contains(&a))));
                 }
-                if head.is_some_and(|h| !kept.contains(&h)) {
+                if head_gone {
                     // keep is never empty and h is its only non-element: promote the first.
-                    let first = keep[0];
+                    let first = all[keep[0]];
                     e.insert(first, Edit::Replace(tree.node(first).children[1]));
                 }
                 e

@@ -319,3 +319,30 @@ fn an_edit_set_deletes_beyond_a_base_when_it_keeps_its_edits_and_only_deletes_mo
     assert!(!EditSet::default().with(a, Edit::Delete).deletes_beyond(&base), "the base's edit dropped");
     assert!(!base.with(a, Edit::Replace(c)).deletes_beyond(&base), "a replacement");
 }
+
+proptest::proptest! {
+    /// The bulk path of [`EditSet::delete`] (many ids at once) gives the set inserting them
+    /// one by one would: every id deleted, the Delete winning over an edit it had, the rest
+    /// of the set as it was.
+    #[test]
+    fn deleting_many_at_once_is_inserting_each(
+        base in proptest::collection::vec((0u32..400, 0u8..3), 0..300),
+        ids in proptest::collection::vec(0u32..400, 0..300),
+    ) {
+        let mut set = EditSet::default();
+        for (id, kind) in base {
+            let e = match kind {
+                0 => Edit::Delete,
+                1 => Edit::Replace(NodeId(id + 1)),
+                _ => Edit::Text(format!("t{id}")),
+            };
+            set.insert(NodeId(id), e);
+        }
+        let mut one_by_one = set.clone();
+        for &id in &ids {
+            one_by_one.insert(NodeId(id), Edit::Delete);
+        }
+        set.delete(ids.iter().map(|&id| NodeId(id)));
+        proptest::prop_assert_eq!(set, one_by_one);
+    }
+}

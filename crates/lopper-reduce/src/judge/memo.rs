@@ -2,7 +2,7 @@
 //! its change touches ([`local_change`]), so that a change that failed in one round is
 //! presumed to fail in a later one ([`Memo::Presume`]).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 /// Whether and how [`Judge::judge`] uses the memo of local changes that were
 /// not interesting ([`local_change`]).
@@ -59,19 +59,20 @@ pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u
     let window = start(b)..end(b, b.len() - suffix);
     let (before, after) = (&b[window.clone()], &c[start(c)..end(c, c.len() - suffix)]);
     let mut h = blake3::Hasher::new();
-    let gone = words_gone(before, after);
-    if gone.len() <= WORDS_LOOKED_UP {
-        for w in gone {
-            h.update(&[occurs_outside(b, w, &window) as u8]);
-        }
+    for w in words_gone(before, after).unwrap_or_default() {
+        h.update(&[occurs_outside(b, w, &window) as u8]);
     }
     h.update(key.pass.as_bytes());
     h.update(b"\0");
     if key.modulo_words {
+        // Abstracted into one buffer and hashed once: the same bytes in the same order,
+        // so the same key as a piece-by-piece update, without a hasher call per word.
         let mut names = HashMap::new();
-        abstract_words(before, &mut names, &mut h);
-        h.update(b"\0");
-        abstract_words(after, &mut names, &mut h);
+        let mut abstracted = Vec::with_capacity(before.len() + after.len() + 1);
+        abstract_words(before, &mut names, &mut abstracted);
+        abstracted.push(0);
+        abstract_words(after, &mut names, &mut abstracted);
+        h.update(&abstracted);
     } else {
         for part in [before, b"\0", after] {
             h.update(part);
@@ -80,16 +81,20 @@ pub(crate) fn local_change(key: LocalKey<'_>, best: &str, candidate: &str) -> [u
     h.finalize().into()
 }
 
-/// The words of `before` that `after` lacks, in order of first appearance.
-fn words_gone<'t>(before: &'t [u8], after: &[u8]) -> Vec<&'t [u8]> {
-    let kept: std::collections::HashSet<&[u8]> = words(after).collect();
+/// The words of `before` that `after` lacks, in order of first appearance; `None` when
+/// there are more than [`WORDS_LOOKED_UP`] (a change over much of the file stops there).
+fn words_gone<'t>(before: &'t [u8], after: &[u8]) -> Option<Vec<&'t [u8]>> {
+    let kept: HashSet<&[u8]> = words(after).collect();
     let mut gone: Vec<&[u8]> = Vec::new();
     for w in words(before) {
         if !kept.contains(w) && !gone.contains(&w) {
+            if gone.len() == WORDS_LOOKED_UP {
+                return None;
+            }
             gone.push(w);
         }
     }
-    gone
+    Some(gone)
 }
 
 /// The words of `text` (as [`abstract_words`] reads them), in order.
@@ -110,10 +115,11 @@ fn is_word_byte(x: u8) -> bool {
     x.is_ascii_alphanumeric() || x == b'_'
 }
 
-/// Feeds `text` to `h` with every word (a run of ASCII letters, digits and `_` that starts
-/// with a letter or `_`: identifiers and keywords alike) replaced by the number of its
-/// first appearance in `names`, which it extends; other bytes as they are.
-fn abstract_words<'t>(text: &'t [u8], names: &mut HashMap<&'t [u8], u32>, h: &mut blake3::Hasher) {
+/// Appends `text` to `out` with every word (a run of ASCII letters, digits and `_` that
+/// starts with a letter or `_`: identifiers and keywords alike) replaced by byte 1 and the
+/// little-endian number of its first appearance in `names`, which it extends; other bytes
+/// as they are.
+fn abstract_words<'t>(text: &'t [u8], names: &mut HashMap<&'t [u8], u32>, out: &mut Vec<u8>) {
     let mut i = 0;
     while i < text.len() {
         if text[i].is_ascii_alphabetic() || text[i] == b'_' {
@@ -121,12 +127,12 @@ fn abstract_words<'t>(text: &'t [u8], names: &mut HashMap<&'t [u8], u32>, h: &mu
             let w = &text[i..end];
             let next = names.len() as u32;
             let n = *names.entry(w).or_insert(next);
-            h.update(&[1]);
-            h.update(&n.to_le_bytes());
+            out.push(1);
+            out.extend_from_slice(&n.to_le_bytes());
             i = end;
         } else {
             let end = text[i..].iter().position(|&x| x.is_ascii_alphabetic() || x == b'_').map_or(text.len(), |n| i + n);
-            h.update(&text[i..end]);
+            out.extend_from_slice(&text[i..end]);
             i = end;
         }
     }
