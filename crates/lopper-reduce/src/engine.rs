@@ -390,8 +390,7 @@ impl Engine<'_> {
                 } else {
                     // A closure may take a node inside another it takes (a class and one of
                     // its members): only the outermost are deleted, as splicing expects.
-                    let gone: HashSet<NodeId> = items.chain(outside).collect();
-                    e.delete(gone.iter().copied().filter(|&n| !tree.ancestors(n).any(|a| gone.contains(&a))));
+                    e.delete(tree.outermost(items.chain(outside)));
                 }
                 if head_gone {
                     // keep is never empty and h is its only non-element: promote the first.

@@ -346,3 +346,17 @@ proptest::proptest! {
         proptest::prop_assert_eq!(set, one_by_one);
     }
 }
+
+proptest::proptest! {
+    /// [`Tree::outermost`] keeps, once each and in the order given, the nodes none of whose
+    /// ancestors is given: as a set lookup per ancestor would.
+    #[test]
+    fn outermost_nodes_are_those_no_other_given_node_contains(seed in proptest::prelude::any::<u64>(), picks in proptest::collection::vec(0usize..1000, 0..60)) {
+        let (t, _) = random_case(seed, true);
+        let given: Vec<NodeId> = picks.iter().map(|&p| NodeId((p % t.len()) as u32)).collect();
+        let set: std::collections::HashSet<NodeId> = given.iter().copied().collect();
+        let mut seen = std::collections::HashSet::new();
+        let expected: Vec<NodeId> = given.iter().copied().filter(|&n| !t.ancestors(n).any(|a| set.contains(&a)) && seen.insert(n)).collect();
+        proptest::prop_assert_eq!(t.outermost(given), expected);
+    }
+}
