@@ -261,15 +261,15 @@ impl<'a> Judge<'a> {
             let since = Instant::now();
             let t = texts.get(i);
             let h = hash(t);
-            let key = local.map(|key| local_change(key, best, t));
-            let presumed = key.filter(|_| presume);
+            // Recording only, a key is made after the verdicts, and only where it is kept.
+            let key = local.filter(|_| presume).map(|key| local_change(key, best, t));
             // Every accepted text is strictly smaller than all later candidates, so only
             // rejections need remembering.
             let s = if t == best {
                 Screen::Same
             } else if rejected.contains(&h) || !in_batch.insert(h) {
                 Screen::Cached
-            } else if presumed.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
+            } else if key.is_some_and(|k| local_rejected.contains(&k) || local_in_batch.contains(&k)) {
                 Screen::Presumed
             } else {
                 let errors = checker.errors(t, h).unwrap_or(Damage { errors: usize::MAX, unparsed: usize::MAX });
@@ -289,6 +289,19 @@ impl<'a> Judge<'a> {
             run
         };
         let verdicts = oracle.judge(crate::oracle::Batch::of(texts).screened(&mut screen).with_successors(&mut next));
+        // [`Memo::Record`] keeps the keys of the candidates screened before the answer (none
+        // of them was interesting): made here, not for the answer or those past it, each a
+        // pass over the lines its change spans (most of a large file, for a coarse search).
+        if let (Some(key), false, Ok(v)) = (local, presume, &verdicts) {
+            let answer = v.last().filter(|v| v.verdict == Verdict::Interesting).map_or(texts.len(), |v| v.index);
+            let since = Instant::now();
+            for (i, l) in locals.iter_mut().enumerate().take(answer) {
+                if screens[i].is_some() {
+                    *l = Some(local_change(key, best, texts.get(i)));
+                }
+            }
+            screening += since.elapsed();
+        }
         if verdicts.as_ref().is_ok_and(|v| !v.is_empty()) {
             let dt = t.elapsed().saturating_sub(screening).as_secs_f64();
             self.stats.test_seconds += dt;
