@@ -217,54 +217,6 @@ impl Tree {
         std::iter::successors(self.node(id).parent, |&p| self.node(p).parent)
     }
 
-    /// Of `nodes`, those no other of them contains (no proper ancestor among them), each
-    /// once, in the order first given: the subtrees an edit set deletes when it deletes all
-    /// of `nodes`, as splicing wants them. One flag byte per node of the tree; each ancestor
-    /// chain is climbed once and its answer kept, so a call costs the nodes and their
-    /// ancestors, not the nodes times their depth (a closure of tens of thousands of
-    /// declarations and members in a preprocessed C++ file).
-    pub fn outermost(&self, nodes: impl IntoIterator<Item = NodeId>) -> Vec<NodeId> {
-        // Given; answered (for a node not given: whether it or an ancestor is given); that
-        // answer; already in the output.
-        const GIVEN: u8 = 1;
-        const KNOWN: u8 = 2;
-        const COVERED: u8 = 4;
-        const OUT: u8 = 8;
-        let nodes: Vec<NodeId> = nodes.into_iter().collect();
-        let mut flags = vec![0u8; self.nodes.len()];
-        for n in &nodes {
-            flags[n.0 as usize] |= GIVEN;
-        }
-        let (mut out, mut path) = (Vec::new(), Vec::new());
-        for &n in &nodes {
-            if flags[n.0 as usize] & OUT != 0 {
-                continue;
-            }
-            path.clear();
-            let mut up = self.node(n).parent;
-            let covered = loop {
-                let Some(a) = up else { break false };
-                let f = flags[a.0 as usize];
-                if f & GIVEN != 0 {
-                    break true;
-                }
-                if f & KNOWN != 0 {
-                    break f & COVERED != 0;
-                }
-                path.push(a);
-                up = self.node(a).parent;
-            };
-            for a in &path {
-                flags[a.0 as usize] |= KNOWN | if covered { COVERED } else { 0 };
-            }
-            if !covered {
-                flags[n.0 as usize] |= OUT;
-                out.push(n);
-            }
-        }
-        out
-    }
-
     /// Number of nodes in the arena.
     pub fn len(&self) -> usize {
         self.nodes.len()
