@@ -232,3 +232,18 @@ fn slices_take_what_a_kept_class_does_not_need_apart_from_it() {
         assert_eq!(out.text.replace(" ", "").contains(&text.replace(" ", "")), kept, "{text}:\n{}", out.text);
     }
 }
+
+#[test]
+fn a_qualified_declaration_a_default_and_typeof_keep_what_they_name() {
+    // A class defined outside its (inline) namespace declares its name: a use needs the
+    // definition, not only the forward declaration. A default (`P = policy`) and
+    // `__typeof(swapped)` use what they name. The members of an inline namespace are
+    // declarations at namespace scope, as those of an `extern "C"` block are, and
+    // `extern "C"` without braces is one.
+    let src = "namespace lib {\ninline namespace v1 { template <class T> class coll; struct idle_v1 { int w; }; }\nextern \"C\" int idle_c(int);\nextern \"C\" { int idle_block(int); int used_c(int); }\ntemplate <class T> class v1::coll { public: T v; };\n}\nextern int swapped(int) noexcept(true);\nnamespace gx { const int policy = 2; extern \"C\" __typeof(swapped) __swapped; }\nnamespace lib { using gx::policy; template <int P = policy> struct ptr { int v = P; }; }\nint use() { lib::coll<int> c{}; lib::ptr<> p; return c.v + p.v + gx::__swapped(1) + lib::used_c(2); }\nint spare() { return 3; }\nint other() { return 4; }\nint third() { return 5; }\nint main() { return use(); }\n";
+    let cuts = without_each(Language::Cpp, src, true);
+    for idle in ["idle_v1", "idle_c", "idle_block"] {
+        assert!(cuts.iter().any(|cut| !cut.contains(idle) && cut.contains("class coll")), "no slice takes {idle} alone: {cuts:#?}");
+    }
+    all_compile("g++", "c++", src, &cuts, "slice");
+}

@@ -19,13 +19,13 @@ const TEMPLATE: &str = "template_declaration";
 /// declaration (C++).
 pub(crate) fn local_names(tree: &Tree, live: &[bool], g: &PnfGrammar, locals: bool) -> Vec<bool> {
     let mut local = vec![false; tree.token_count()];
+    let ids = tree.token_ids();
     for n in (0..tree.len() as u32).map(NodeId) {
         let node = tree.node(n);
         if live[n.0 as usize] && node.kind != NodeKind::Token && node.symbol.is_some_and(|s| PARAMETERS.contains(&g.symbol(s).name.as_str())) {
-            local[tree.subtree_token_range(n)].fill(true);
+            defaults_apart(tree, tree.subtree_token_range(n), &mut local);
         }
     }
-    let ids = tree.token_ids();
     for (pos, flag) in local.iter_mut().enumerate() {
         *flag = *flag && tree.node(ids[pos]).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME);
     }
@@ -59,6 +59,28 @@ pub(crate) fn local_names(tree: &Tree, live: &[bool], g: &PnfGrammar, locals: bo
     local
 }
 
+/// Marks in `local` the tokens of the parameter list spanning token positions `span`
+/// but those of a default (`int x = npos`, `_Lock_policy _Lp = __default_lock_policy`):
+/// a default names a declaration outside the list, which the list's users need.
+fn defaults_apart(tree: &Tree, span: std::ops::Range<usize>, local: &mut [bool]) {
+    let ids = tree.token_ids();
+    let template = span.clone().next().is_some_and(|i| tree.token_text(ids[i]) == "<");
+    let (mut depth, mut default) = (0i32, false);
+    for i in span {
+        match tree.token_text(ids[i]) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            "<" if template => depth += 1,
+            ">" if template => depth -= 1,
+            ">>" if template => depth -= 2,
+            "=" if depth == 1 => default = true,
+            "," if depth == 1 => default = false,
+            _ => {}
+        }
+        local[i] |= !default;
+    }
+}
+
 /// Marks in `local` every occurrence, inside a live template declaration, of a name its
 /// parameter list declares (`typename _Tp`, `class... _Args`, `int _Nm = 0`): libstdc++
 /// names the parameters of a thousand templates `_Tp`, and the first declaration holding
@@ -86,8 +108,9 @@ fn template_parameters(tree: &Tree, live: &[bool], g: &PnfGrammar, local: &mut [
                 name if depth == 1 && is_name(name) => {
                     let before = k.checked_sub(1).map(|j| text(positions[j]));
                     let after = positions.get(k + 1).map(|&j| text(j));
-                    // `size_t = sizeof(_Tp)`: an unnamed parameter's type, not a name.
-                    let declared = matches!(after, Some("," | ">" | "=")) && !matches!(before, Some("," | "<"));
+                    // `size_t = sizeof(_Tp)`: an unnamed parameter's type, not a name; nor
+                    // a default (`_Proj = identity>`), which names a declaration outside.
+                    let declared = matches!(after, Some("," | ">" | "=")) && !matches!(before, Some("," | "<" | "="));
                     if matches!(before, Some("typename" | "class" | "...")) || declared {
                         names.insert(name);
                     }

@@ -107,12 +107,13 @@ impl Engine<'_> {
 
 /// The live declarations at namespace scope under `list` (the outermost list), in order:
 /// its elements, where an element that is a namespace or a linkage specification
-/// (`namespace N {…}`, `extern "C" {…}`, as tree-sitter reads it or as its recovery glues
-/// it) gives the elements of its body instead, recursively. Deleting all of a body's
-/// elements leaves `namespace N {}`, which compilers accept; so a needed declaration keeps
-/// only its namespace's braces, not the whole namespace. What such a block holds outside
-/// any list (its head, a declaration its recovery glued in) belongs to no item. In a
-/// project bundle, each parsed file gives its translation unit's elements.
+/// (`namespace N {…}`, `inline namespace N {…}`, `extern "C" {…}`, as tree-sitter reads
+/// it or as its recovery glues it) gives the elements of its body instead, recursively.
+/// Deleting all of a body's elements leaves `namespace N {}`, which compilers accept; so a
+/// needed declaration keeps only its namespace's braces, not the whole namespace. What
+/// such a block holds outside any list (its head, a declaration its recovery glued in)
+/// belongs to no item. In a project bundle, each parsed file gives its translation unit's
+/// elements.
 pub(crate) fn scope_items(tree: &Tree, g: &PnfGrammar, live: &[bool], list: NodeId) -> Vec<NodeId> {
     let files: HashSet<NodeId> = crate::files::bundle_files(tree).into_iter().map(|(f, _)| f).collect();
     let mut out = Vec::new();
@@ -179,13 +180,15 @@ fn entry_body(tree: &Tree, g: &PnfGrammar, live: &[bool], e: NodeId) -> Option<N
     tree.node(body).children.iter().copied().find(|&c| live[c.0 as usize] && matches!(tree.node(c).kind, NodeKind::Star | NodeKind::Plus))
 }
 
-/// Whether `e`'s first live tokens are `namespace`, or `extern` and a string: it opens a
-/// namespace or a linkage specification.
+/// Whether `e`'s first live tokens are `namespace` (after `inline`), or `extern`, a string
+/// and `{`: it opens a namespace or a linkage specification's block (`extern "C" int
+/// f();` is one declaration).
 fn opens_scope(tree: &Tree, live: &[bool], e: NodeId) -> bool {
-    let mut tokens = live_texts(tree, live, e);
+    let mut tokens = live_texts(tree, live, e).skip_while(|&t| t == "inline");
     match tokens.next() {
         Some("namespace") => true,
-        Some("extern") => tokens.next().is_some_and(|t| t.starts_with('"')),
+        // The string is its quotes and its contents: `"`, `C`, `"`.
+        Some("extern") => tokens.next() == Some("\"") && tokens.find(|&t| t == "\"").is_some() && tokens.next() == Some("{"),
         _ => false,
     }
 }

@@ -122,7 +122,16 @@ pub(crate) fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> b
         tree.node(n).symbol.map(|s| g.symbol(s).name.as_str()).filter(|s| !s.starts_with('_') && !s.contains("__") && !s.ends_with(['*', '+', '?']))
     };
     let mut ancestors = tree.ancestors(id);
-    let Some((a, name)) = ancestors.by_ref().find_map(|a| rule(a).map(|r| (a, r))) else { return false };
+    let Some((mut a, mut name)) = ancestors.by_ref().find_map(|a| rule(a).map(|r| (a, r))) else { return false };
+    // A class defined outside its namespace (`class __cxx11::collate : … {`) declares its
+    // last name: a use of the class needs the definition, not only the forward declaration.
+    if name == "qualified_type_identifier" && tree.subtree_token_range(a).end == pos + 1 {
+        let Some(outer) = ancestors.by_ref().find_map(|a| rule(a).map(|r| (a, r))) else { return false };
+        (a, name) = outer;
+        if !matches!(name, "struct_specifier" | "class_specifier" | "union_specifier") {
+            return false;
+        }
+    }
     if !DECLARING.contains(&name) {
         return false;
     }
@@ -134,6 +143,8 @@ pub(crate) fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> b
         }
         // `x = y`, `A = B`: the first name.
         "init_declarator" | "enumerator" => ids[range.start..pos].iter().all(|&t| tree.node(t).symbol != tree.node(id).symbol),
+        // `__typeof(uselocale)`, which tree-sitter reads as a declarator in parentheses, uses it.
+        _ if pos >= 2 && matches!(tree.token_text(ids[pos - 2]), "__typeof" | "__typeof__" | "typeof") => false,
         // A declarator's name comes before its `;`, `,`, `=`, `[`, `(` …; a type before its
         // declarator (`typedef T0 T1;`, `T x;`), an array's size before `]`.
         _ => ids
