@@ -19,13 +19,13 @@ const TEMPLATE: &str = "template_declaration";
 /// declaration (C++).
 pub(crate) fn local_names(tree: &Tree, live: &[bool], g: &PnfGrammar, locals: bool) -> Vec<bool> {
     let mut local = vec![false; tree.token_count()];
-    let ids = tree.token_ids();
     for n in (0..tree.len() as u32).map(NodeId) {
         let node = tree.node(n);
         if live[n.0 as usize] && node.kind != NodeKind::Token && node.symbol.is_some_and(|s| PARAMETERS.contains(&g.symbol(s).name.as_str())) {
             defaults_apart(tree, tree.subtree_token_range(n), &mut local);
         }
     }
+    let ids = tree.token_ids();
     for (pos, flag) in local.iter_mut().enumerate() {
         *flag = *flag && tree.node(ids[pos]).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME);
     }

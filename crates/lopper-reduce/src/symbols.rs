@@ -122,11 +122,12 @@ pub(crate) fn declares(tree: &Tree, g: &PnfGrammar, id: NodeId, pos: usize) -> b
         tree.node(n).symbol.map(|s| g.symbol(s).name.as_str()).filter(|s| !s.starts_with('_') && !s.contains("__") && !s.ends_with(['*', '+', '?']))
     };
     let mut ancestors = tree.ancestors(id);
-    let Some((mut a, mut name)) = ancestors.by_ref().find_map(|a| rule(a).map(|r| (a, r))) else { return false };
+    let mut next_rule = || ancestors.find_map(|a| rule(a).map(|r| (a, r)));
+    let Some((mut a, mut name)) = next_rule() else { return false };
     // A class defined outside its namespace (`class __cxx11::collate : … {`) declares its
     // last name: a use of the class needs the definition, not only the forward declaration.
     if name == "qualified_type_identifier" && tree.subtree_token_range(a).end == pos + 1 {
-        let Some(outer) = ancestors.by_ref().find_map(|a| rule(a).map(|r| (a, r))) else { return false };
+        let Some(outer) = next_rule() else { return false };
         (a, name) = outer;
         if !matches!(name, "struct_specifier" | "class_specifier" | "union_specifier") {
             return false;
