@@ -247,3 +247,15 @@ fn a_qualified_declaration_a_default_and_typeof_keep_what_they_name() {
     }
     all_compile("g++", "c++", src, &cuts, "slice");
 }
+
+#[test]
+fn a_using_declaration_needs_what_it_brings_in() {
+    // libstdc++'s `<execution>`: `using __pstl::execution::seq;` in `std::execution`, a
+    // namespace of the same last name as the one it names, counted as its own declaration
+    // and no use: `seq`'s declaration was a head of its own, and deleting it alone left the
+    // using-declaration naming nothing (on the 920k case, a failed slice per ddmin level).
+    let src = "namespace impl { namespace exec { struct seq_t {}; constexpr seq_t seq{}; struct par_t {}; constexpr par_t par{}; } }\nnamespace lib { namespace exec { using impl::exec::seq; using impl::exec::par; } }\nint spare() { return 1; }\nint other() { return 2; }\nint main() { return 0; }\n";
+    let cuts = without_each(Language::Cpp, src, true);
+    assert!(cuts.iter().any(|cut| !cut.contains("seq") && cut.contains("par")), "no slice takes seq with its using-declaration: {cuts:#?}");
+    all_compile("g++", "c++", src, &cuts, "slice");
+}

@@ -70,6 +70,7 @@ impl Units {
         let mut outside = vec![false; n];
         let mut named = vec![false; n];
         let mut has_name = vec![false; n];
+        let using = names.namespaces.as_ref().map_or(&[][..], |ns| &ns.using_declarations[..]);
         for (pos, &id) in ids.iter().enumerate() {
             if !names.is_identifier(pos) || !live[id.0 as usize] {
                 continue;
@@ -81,12 +82,17 @@ impl Units {
             if u != usize::MAX {
                 has_name[u] = true;
             }
-            // A declaration is no use; a use needs every declaration of its name.
+            // A declaration is no use; a use needs every declaration of its name. A
+            // using-declaration the lookup counts as a declaration (`using
+            // __pstl::execution::seq;` in `std::execution`: namespaces go by name) is
+            // both: it needs what it brings in.
             if targets.binary_search(&pos).is_ok() {
                 if u != usize::MAX {
                     declares[u] = true;
                 }
-                continue;
+                if using.binary_search(&pos).is_err() {
+                    continue;
+                }
             }
             for &t in targets.iter() {
                 let d = owner[t];
