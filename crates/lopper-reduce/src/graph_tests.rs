@@ -259,3 +259,34 @@ fn a_using_declaration_needs_what_it_brings_in() {
     assert!(cuts.iter().any(|cut| !cut.contains("seq") && cut.contains("par")), "no slice takes seq with its using-declaration: {cuts:#?}");
     all_compile("g++", "c++", src, &cuts, "slice");
 }
+
+#[test]
+fn heads_whose_deletion_takes_a_specialization_come_last() {
+    // `sel_base` is named only by a partial specialization, which goes with it: code that
+    // needs `sel<int *>` names only `sel`, so that deletion fails a validity test until
+    // such code is gone. `slices` tries those heads after the others.
+    let src = "template <class T> struct sel;\nstruct sel_base { typedef unsigned type; };\ntemplate <class T> struct sel<T *> : sel_base {};\nint spare() { return 1; }\nint other() { return 2; }\nint main() { return 0; }\n";
+    let f = Frontend::new(Language::Cpp).unwrap();
+    let tree = f.parse(src).unwrap().tree;
+    let live = tree.live(&EditSet::default());
+    let names = Names::without_parameters(&tree, &live, f.grammar(), true);
+    let items = crate::slices::scope_items(&tree, f.grammar(), &live, tree.root());
+    let is_main = |n: NodeId| tree.subtree_token_ids(n).iter().any(|&t| tree.token_text(t) == "main");
+    let first_words = |units: &Units| {
+        units.heads().iter().map(|&h| tree.subtree_token_ids(h).iter().take(4).map(|&t| tree.token_text(t)).collect::<Vec<_>>().join(" ")).collect::<Vec<_>>()
+    };
+    let units = Units::of(&names, &tree, &live, &items, &is_main);
+    assert_eq!(first_words(&units), ["template < class T", "struct sel_base { typedef", "int spare ( )", "int other ( )"], "the heads in list order");
+    let units = units.implicit_last();
+    assert_eq!(
+        first_words(&units),
+        ["int spare ( )", "int other ( )", "template < class T", "struct sel_base { typedef"],
+        "the heads that take the specialization last"
+    );
+    // The closure still follows its own heads: deleting `spare` alone takes nothing else.
+    let mut deleted = [true, false, false, false];
+    assert!(crate::engine::Closure::close(&units, &mut deleted).is_empty());
+    let mut deleted = [false, false, false, true];
+    let taken = crate::engine::Closure::close(&units, &mut deleted);
+    assert!(taken.iter().any(|&n| tree.subtree_token_ids(n).iter().any(|&t| tree.token_text(t) == "*")), "sel_base goes without its specialization");
+}

@@ -4,7 +4,8 @@
 //! blocks whole), each candidate deleting its heads with every declaration only they
 //! reach. The heads are the declarations nothing else names and one of each group that
 //! names only itself. The first candidate deletes every head: what stays is what the
-//! elements that must stay reach. So on a preprocessed C++ file, whose library
+//! elements that must stay reach. The heads whose deletion takes a specialization or an
+//! operator come last ([`Units::implicit_last`]): code that needs one goes first. So on a preprocessed C++ file, whose library
 //! declarations only the program's own code names, the code the test does not need goes
 //! with all of the library only it used, in a few tests a level of ddmin, where Perses'
 //! deletions and the unused search take one declaration or one chain per test. By name, as
@@ -88,8 +89,11 @@ impl Engine<'_> {
             if detach && !detached {
                 elements = with_entry_statements(&r.tree, self.g, &r.live, elements);
             }
-            let build = if detached { Units::detached } else { Units::of };
-            let units = build(&names, &r.tree, &r.live, &elements, &is_pinned);
+            let units = if detached {
+                Units::detached(&names, &r.tree, &r.live, &elements, &is_pinned)
+            } else {
+                Units::of(&names, &r.tree, &r.live, &elements, &is_pinned).implicit_last()
+            };
             let heads = units.heads().to_vec();
             if heads.len() < 2 {
                 continue;

@@ -9,7 +9,7 @@ use lopper_tree::{NodeId, Tree};
 /// and, for any set of heads deleted, what goes with them.
 #[derive(Debug)]
 pub(crate) struct Units {
-    /// The heads that may go, in list order.
+    /// The heads that may go, in list order (see [`Units::implicit_last`]).
     heads: Vec<NodeId>,
     /// Per head (same order), its index in `items`.
     head_at: Vec<usize>,
@@ -216,7 +216,61 @@ impl Units {
         Units { heads: head_at.iter().map(|&i| items[i]).collect(), head_at, items: items.to_vec(), edges, stays, implicit }
     }
 
-    /// The heads that may go, in list order.
+    /// The same graph with the heads whose deletion alone takes an operator, a
+    /// specialization or an overload ([`Units::of`]) after the others, each part in list
+    /// order. Such a deletion (`__make_unsigned_selector_base`, which only a partial
+    /// specialization names) fails a validity test while code that needs the
+    /// specialization through its template stays, a use the graph cannot see; ddmin tries
+    /// chunks in order, so with these last that code has mostly gone first. On the 920k
+    /// case such failures were most of the first ddmin's.
+    pub(crate) fn implicit_last(mut self) -> Units {
+        let takes = self.takes_implicit();
+        let (mut first, mut last) = (Vec::new(), Vec::new());
+        for (k, (&h, &i)) in self.heads.iter().zip(&self.head_at).enumerate() {
+            if takes[k] { &mut last } else { &mut first }.push((h, i));
+        }
+        (self.heads, self.head_at) = first.into_iter().chain(last).unzip();
+        self
+    }
+
+    /// Per head, whether deleting it alone takes an operator, a specialization or an
+    /// overload: one names an element that only this head reaches. One pass over the
+    /// graph: each element is owned by the one head that reaches it, or by many.
+    fn takes_implicit(&self) -> Vec<bool> {
+        const NONE: usize = usize::MAX;
+        const MANY: usize = usize::MAX - 1;
+        let mut owner = vec![NONE; self.items.len()];
+        // Each element goes from NONE to a head to MANY at most: linear in the graph.
+        let spread = |from: usize, who: usize, owner: &mut Vec<usize>| {
+            let mut stack = vec![(from, who)];
+            while let Some((u, w)) = stack.pop() {
+                let next = match owner[u] {
+                    NONE => w,
+                    o if o == w || o == MANY => continue,
+                    _ => MANY,
+                };
+                owner[u] = next;
+                stack.extend(self.edges[u].iter().map(|&v| (v, next)));
+            }
+        };
+        for i in (0..self.items.len()).filter(|&i| self.stays[i]) {
+            spread(i, MANY, &mut owner);
+        }
+        for &i in &self.head_at {
+            spread(i, i, &mut owner);
+        }
+        let mut takes = vec![false; self.items.len()];
+        for &s in &self.implicit {
+            for &d in &self.edges[s] {
+                if owner[d] < MANY {
+                    takes[owner[d]] = true;
+                }
+            }
+        }
+        self.head_at.iter().map(|&i| takes[i]).collect()
+    }
+
+    /// The heads that may go, in list order (see [`Units::implicit_last`]).
     pub(crate) fn heads(&self) -> &[NodeId] {
         &self.heads
     }
