@@ -5,11 +5,12 @@
 //! reach. The heads are the declarations nothing else names and one of each group that
 //! names only itself. The first candidate deletes every head: what stays is what the
 //! elements that must stay reach. The heads whose deletion takes a specialization or an
-//! operator come last ([`Units::implicit_last`]): code that needs one goes first. So on a preprocessed C++ file, whose library
-//! declarations only the program's own code names, the code the test does not need goes
-//! with all of the library only it used, in a few tests a level of ddmin, where Perses'
-//! deletions and the unused search take one declaration or one chain per test. By name, as
-//! the graph is: a wrong guess costs a failed test, never a wrong result.
+//! operator come last ([`Units::implicit_last`]): code that needs one goes first. So on a
+//! preprocessed C++ file, whose library declarations only the program's own code names,
+//! the code the test does not need goes with all of the library only it used, in a few
+//! tests a level of ddmin, where Perses' deletions and the unused search take one
+//! declaration or one chain per test. By name, as the graph is: a wrong guess costs a
+//! failed test, never a wrong result.
 //!
 //! Then, where it ran alone, the same over the [detached](Units::detached) graph, where
 //! what the first keeps with a kept class or template (its operators, overloads found by
