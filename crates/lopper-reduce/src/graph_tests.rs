@@ -290,3 +290,15 @@ fn heads_whose_deletion_takes_a_specialization_come_last() {
     let taken = crate::engine::Closure::close(&units, &mut deleted);
     assert!(taken.iter().any(|&n| tree.subtree_token_ids(n).iter().any(|&t| tree.token_text(t) == "*")), "sel_base goes without its specialization");
 }
+
+#[test]
+fn a_name_in_a_template_argument_of_a_parameters_type_is_a_use() {
+    // libstdc++'s `any`: `enable_if_t<!__is_in_place_type_v<_VTp>, bool> = true` in a
+    // template parameter list names a variable template declared outside the list; read as
+    // a parameter's own name, it tied nothing, and deleting the variable template alone
+    // left `any` naming nothing (on the 920k case, a failed slice per ddmin level).
+    let src = "namespace lib {\ntemplate<typename _Tp> struct tag { explicit tag() = default; };\ntemplate<typename> inline constexpr bool is_tag_v = false;\ntemplate<typename _Tp> inline constexpr bool is_tag_v<tag<_Tp>> = true;\ntemplate<bool, typename T = void> struct enable_if {};\ntemplate<typename T> struct enable_if<true, T> { typedef T type; };\ntemplate<bool B, typename T = void> using enable_if_t = typename enable_if<B, T>::type;\nclass any {\npublic:\n template <typename _Tp, typename _VTp = _Tp, enable_if_t<!is_tag_v<_VTp>, bool> = true>\n any(_Tp&& __value) {}\n};\n}\nint spare() { return 1; }\nint other() { return 2; }\nint main() { lib::any a(1); return 0; }\n";
+    let cuts = without_each(Language::Cpp, src, true);
+    assert!(cuts.iter().any(|cut| !cut.contains("spare") && cut.contains("is_tag_v")), "no slice takes spare alone: {cuts:#?}");
+    all_compile("g++", "c++", src, &cuts, "slice");
+}

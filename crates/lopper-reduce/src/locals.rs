@@ -27,7 +27,7 @@ pub(crate) fn local_names(tree: &Tree, live: &[bool], g: &PnfGrammar, locals: bo
     }
     let ids = tree.token_ids();
     for (pos, flag) in local.iter_mut().enumerate() {
-        *flag = *flag && tree.node(ids[pos]).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME);
+        *flag = *flag && tree.node(ids[pos]).symbol.is_some_and(|s| g.symbol(s).name == DECLARED_NAME) && !in_type_arguments(tree, g, ids[pos]);
     }
     // A parameter's uses in its function's body are local too, and so are a local
     // variable's in its block: otherwise the first body naming `startRef` or `i`
@@ -57,6 +57,24 @@ pub(crate) fn local_names(tree: &Tree, live: &[bool], g: &PnfGrammar, locals: bo
     }
     template_parameters(tree, live, g, &mut local);
     local
+}
+
+/// Whether token `t` lies in a template argument list of a parameter's type, below the
+/// parameter list that holds it: `__is_in_place_type_v` in
+/// `enable_if_t<!__is_in_place_type_v<_Up>, bool> = true` is a use of a declaration
+/// outside the list, no name the list declares.
+fn in_type_arguments(tree: &Tree, g: &PnfGrammar, t: NodeId) -> bool {
+    let mut n = tree.node(t).parent;
+    while let Some(p) = n {
+        if is(tree, g, p, &PARAMETERS) {
+            return false;
+        }
+        if is(tree, g, p, &["template_argument_list"]) {
+            return true;
+        }
+        n = tree.node(p).parent;
+    }
+    false
 }
 
 /// Marks in `local` the tokens of the parameter list spanning token positions `span`
