@@ -9,7 +9,9 @@
 //!   every program written in place, per original), or likewise the newest `FILE.orig.N`
 //!   an earlier run left; otherwise this run's original goes to the next free `FILE.orig.N`.
 //! - Every write is a complete file renamed over the target, with the target's mode (and,
-//!   where permitted, owner); a new `-o` file gets the input's mode, as `cp` does.
+//!   where permitted, owner); a new `-o` file gets the input's mode, as `cp` does. A
+//!   target that is no regular file (`-o /dev/null`, a pipe) is written into, never
+//!   replaced.
 
 use std::fs;
 use std::io::Write;

@@ -64,11 +64,18 @@ pub fn with_verdicts<R>(oracle: &mut dyn Oracle, dir: Option<&Path>, identity: T
 
 /// Writes `bytes` to `path` through a temporary file beside it (`.NAME.*.lopper-tmp`),
 /// renamed over `path`, so a reader never sees half a file and a crash leaves the old one;
-/// `prepare` may set the temporary file's owner and mode before the rename.
+/// `prepare` may set the temporary file's owner and mode before the rename. Where `path`
+/// is (or links to) something other than a regular file, `/dev/null`, a pipe or a
+/// terminal, `bytes` go straight into it, and nothing is renamed or prepared: a rename
+/// would put a regular file in place of the device.
 ///
 /// # Errors
-/// Creating, writing, preparing or renaming the temporary file.
+/// Creating, writing, preparing or renaming the temporary file; opening or writing a
+/// non-regular `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8], prepare: impl FnOnce(&std::fs::File) -> std::io::Result<()>) -> std::io::Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::OpenOptions::new().write(true).open(path)?.write_all(bytes);
+    }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".lopper-tmp").tempfile_in(dir)?;

@@ -122,6 +122,25 @@ fn unusable_output_paths_are_named_before_any_test() {
 }
 
 #[test]
+fn an_output_that_is_a_device_is_written_into_not_replaced() {
+    // `-o /dev/null` and `--stats /dev/zero` (here through links, so that a failure breaks
+    // no machine): a rename over the path would have put a regular file where the device was.
+    let case = Case::new("a.c", "int a(void) { return 1; }\nint b(void) { return 2; }\n", "grep -q 'return 2' \"$1\"");
+    let (out_link, stats_link) = (case.path("out.c"), case.path("stats.json"));
+    std::os::unix::fs::symlink("/dev/null", &out_link).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &stats_link).unwrap();
+    let out = case.lopper(&["-q", "-o", out_link.to_str().unwrap(), "--stats", stats_link.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    for link in [&out_link, &stats_link] {
+        assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink(), "{} was replaced", link.display());
+    }
+    use std::os::unix::fs::FileTypeExt;
+    for device in ["/dev/null", "/dev/zero"] {
+        assert!(fs::metadata(device).unwrap().file_type().is_char_device(), "{device} is no longer a device");
+    }
+}
+
+#[test]
 fn the_reproduce_command_quotes_paths_and_works_when_pasted() {
     let case = Case::new("my prog.c", "int main(void) { return 0; }\n", "echo \"checked $1\"; exit 1");
     let out = case.lopper(&[]);
