@@ -61,20 +61,10 @@ pub(crate) fn local_names(tree: &Tree, live: &[bool], g: &PnfGrammar, locals: bo
 
 /// Whether token `t` lies in a template argument list of a parameter's type, below the
 /// parameter list that holds it: `__is_in_place_type_v` in
-/// `enable_if_t<!__is_in_place_type_v<_Up>, bool> = true` is a use of a declaration
+/// `enable_if_t<!__is_in_place_type_v<_VTp>, bool> = true` is a use of a declaration
 /// outside the list, no name the list declares.
 fn in_type_arguments(tree: &Tree, g: &PnfGrammar, t: NodeId) -> bool {
-    let mut n = tree.node(t).parent;
-    while let Some(p) = n {
-        if is(tree, g, p, &PARAMETERS) {
-            return false;
-        }
-        if is(tree, g, p, &["template_argument_list"]) {
-            return true;
-        }
-        n = tree.node(p).parent;
-    }
-    false
+    tree.ancestors(t).take_while(|&p| !is(tree, g, p, &PARAMETERS)).any(|p| is(tree, g, p, &["template_argument_list"]))
 }
 
 /// Marks in `local` the tokens of the parameter list spanning token positions `span`
