@@ -302,3 +302,29 @@ fn a_name_in_a_template_argument_of_a_parameters_type_is_a_use() {
     assert!(cuts.iter().any(|cut| !cut.contains("spare") && cut.contains("is_tag_v")), "no slice takes spare alone: {cuts:#?}");
     all_compile("g++", "c++", src, &cuts, "slice");
 }
+
+#[test]
+fn a_name_an_inner_namespace_declares_hides_the_outer_one_but_not_for_a_call() {
+    // libstdc++'s `std::__detail` declares its own `_Select1st`, which `using namespace
+    // __detail;` also shows in `std`: `_Map_base`'s partial specialization means
+    // `__detail`'s, so `std::_Select1st` goes alone, not with the specialization (on the
+    // 920k case, six failed slices). A call is not narrowed: `measure(t)` finds `lib`'s
+    // `measure` by its argument's type although `detail` declares one too.
+    let src = "namespace lib {\ntemplate <class T> struct select_first { typedef T type; };\nstruct box { int v; };\ninline int measure(box b) { return b.v; }\nnamespace detail {\nstruct select_first { typedef long type; };\ntemplate <class K, class Ex> struct map_base;\ntemplate <class K> struct map_base<K, select_first> { typedef select_first::type mapped; };\ninline int measure(int v) { return v; }\ntemplate <class T> int run(T t) { return measure(t); }\n}\nusing namespace detail;\n}\nint spare() { return 1; }\nint other() { return 2; }\nint main() { lib::detail::map_base<int, lib::detail::select_first>::mapped m = 0; return (int)m + lib::detail::run(lib::box{3}); }\n";
+    let cuts = without_each(Language::Cpp, src, true);
+    assert!(
+        cuts.iter().any(|cut| !cut.contains("template <class T> struct select_first") && cut.contains("map_base<K, select_first>")),
+        "no slice takes the outer select_first alone: {cuts:#?}"
+    );
+    all_compile("g++", "c++", src, &cuts, "slice");
+}
+
+#[test]
+fn a_qualified_default_of_a_template_parameter_is_a_use() {
+    // libstdc++'s `polymorphic_allocator<typename _Tp = std::byte>`: the name before `>`
+    // after `::` is the default's, not a parameter the list declares; read as a local
+    // name, it tied nothing, and deleting `byte` alone left the allocator naming nothing
+    // (on the 920k case, six failed slices).
+    let src = "namespace lib {\nenum class byte : unsigned char {};\ntemplate <typename _Tp = lib::byte> struct alloc { _Tp v; };\n}\nint spare() { return 1; }\nint other() { return 2; }\nint third() { return 3; }\nint main() { lib::alloc<> a{}; return (int)a.v; }\n";
+    all_compile("g++", "c++", src, &without_each(Language::Cpp, src, true), "slice");
+}

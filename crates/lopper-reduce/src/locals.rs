@@ -117,8 +117,9 @@ fn template_parameters(tree: &Tree, live: &[bool], g: &PnfGrammar, local: &mut [
                     let before = k.checked_sub(1).map(|j| text(positions[j]));
                     let after = positions.get(k + 1).map(|&j| text(j));
                     // `size_t = sizeof(_Tp)`: an unnamed parameter's type, not a name; nor
-                    // a default (`_Proj = identity>`), which names a declaration outside.
-                    let declared = matches!(after, Some("," | ">" | "=")) && !matches!(before, Some("," | "<" | "="));
+                    // a default (`_Proj = identity>`, `_Tp = std::byte>`), which names a
+                    // declaration outside.
+                    let declared = matches!(after, Some("," | ">" | "=")) && !matches!(before, Some("," | "<" | "=" | "::"));
                     if matches!(before, Some("typename" | "class" | "...")) || declared {
                         names.insert(name);
                     }

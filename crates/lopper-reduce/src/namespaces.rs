@@ -4,7 +4,9 @@
 //! ((…)) {` as an error, and its declarations as the file's own). The reference graph
 //! ([`crate::graph`]) asks it which declarations of a name a use can see: an unqualified
 //! `size_t` in the global namespace means `::size_t`, not `std::size_t`, so a program's
-//! own code does not tie the standard library to itself.
+//! own code does not tie the standard library to itself; and where a namespace around the
+//! use declares the name before it, that declaration hides those further out
+//! ([`Namespaces::hide`]).
 //! A guess that is too narrow costs a failed test, never a wrong result; where lookup is
 //! beyond a scan of tokens (argument-dependent lookup, using-declarations), the graph falls
 //! back to every declaration of the name.
@@ -28,6 +30,10 @@ pub(crate) struct Namespaces<'t> {
     /// Per namespace: whether its members are visible where its parent's are (inline,
     /// unnamed, or named by a using-directive anywhere).
     open: Vec<bool>,
+    /// Per namespace: whether it is inline or unnamed, its members its parent's by
+    /// declaration (not only seen there through a using-directive): what name hiding
+    /// compares.
+    transparent: Vec<bool>,
     /// The namespaces' names.
     names: foldhash::HashSet<&'t str>,
     /// The names a using-declaration (`using std::swap;`) brings into another namespace.
@@ -45,6 +51,9 @@ pub(crate) struct Namespaces<'t> {
     returns: Vec<usize>,
     /// Per token position: whether `::` follows it.
     qualifies: Vec<bool>,
+    /// Per token position: whether `(` follows it: a call, which argument-dependent lookup
+    /// may resolve to a declaration that ordinary lookup hides.
+    calls: Vec<bool>,
     /// Per token position: whether `namespace` (not `using namespace`) comes before it: a
     /// namespace opened or reopened, which needs no other declaration of it.
     opens: Vec<bool>,
@@ -76,9 +85,11 @@ impl<'t> Namespaces<'t> {
             return None;
         }
         let (mut prev, mut qualifies, mut opens) = (vec![u32::MAX; ids.len()], vec![false; ids.len()], vec![false; ids.len()]);
+        let mut calls = vec![false; ids.len()];
         for (k, w) in positions.windows(2).enumerate() {
             prev[w[1]] = w[0] as u32;
             qualifies[w[0]] = text(w[1]) == "::";
+            calls[w[0]] = text(w[1]) == "(";
             opens[w[1]] = text(w[0]) == "namespace" && (k == 0 || text(positions[k - 1]) != "using");
         }
         let mut ns = Namespaces {
@@ -86,6 +97,7 @@ impl<'t> Namespaces<'t> {
             parent: vec![0],
             name: vec![""],
             open: vec![false],
+            transparent: vec![false],
             names: Default::default(),
             used: Default::default(),
             using_declarations: Vec::new(),
@@ -93,6 +105,7 @@ impl<'t> Namespaces<'t> {
             prev,
             returns,
             qualifies,
+            calls,
             opens,
             tree,
         };
@@ -137,6 +150,7 @@ impl<'t> Namespaces<'t> {
                                 ns.parent.push(current);
                                 ns.name.push(n);
                                 ns.open.push(inline || unnamed);
+                                ns.transparent.push(inline || unnamed);
                                 ns.parent.len() as u32 - 1
                             });
                         }
@@ -210,7 +224,10 @@ impl<'t> Namespaces<'t> {
             Lookup::Qualified(q) => q,
             Lookup::Plain => None,
         };
-        let seen: Vec<usize> = decls.iter().copied().filter(|&d| self.sees(at, d, qualifier)).collect();
+        let mut seen: Vec<usize> = decls.iter().copied().filter(|&d| self.sees(at, d, qualifier)).collect();
+        if qualifier.is_none() && !self.calls[at] {
+            seen = self.hide(at, seen);
+        }
         if seen.len() == decls.len() {
             Cow::Borrowed(decls)
         } else if seen.is_empty() && self.used.contains(name) {
@@ -218,6 +235,37 @@ impl<'t> Namespaces<'t> {
         } else {
             Cow::Owned(seen)
         }
+    }
+
+    /// Name hiding in ordinary unqualified lookup (ISO C++ \[basic.lookup.unqual\]): of
+    /// the declarations `seen` (token positions, ascending) from the use at `at`, those of
+    /// the innermost namespace enclosing the use that declares the name before it hide
+    /// those of the namespaces enclosing that one. A declaration's namespace here is the
+    /// one it is a member of (an inline or unnamed namespace's members are its parent's),
+    /// not where a using-directive shows it: a declaration seen only through a directive,
+    /// and one after the use, is kept. libstdc++'s `std::__detail` declares its own
+    /// `_Select1st`, and `using namespace __detail;` shows it in `std`: a use in
+    /// `__detail` means `__detail`'s, not `std::_Select1st` too. A call is not narrowed
+    /// (argument-dependent lookup finds what ordinary lookup hides).
+    fn hide(&self, at: usize, seen: Vec<usize>) -> Vec<usize> {
+        if seen.len() < 2 {
+            return seen;
+        }
+        let member_of = |d: usize| {
+            let mut n = self.of[d];
+            while n != 0 && self.transparent[n as usize] {
+                n = self.parent[n as usize];
+            }
+            n
+        };
+        let mut enclosing = vec![self.of[at]];
+        while let Some(&u) = enclosing.last().filter(|&&u| u != 0) {
+            enclosing.push(self.parent[u as usize]);
+        }
+        // Per declaration: how many namespaces out from the use its own lies.
+        let level = |d: usize| enclosing.iter().position(|&n| n == member_of(d));
+        let Some(innermost) = seen.iter().filter(|&&d| d < at).filter_map(|&d| level(d)).min() else { return seen };
+        seen.into_iter().filter(|&d| level(d).is_none_or(|l| l <= innermost)).collect()
     }
 
     /// How the use at token position `at` names what it means.
