@@ -211,7 +211,8 @@ impl<'t> Namespaces<'t> {
     /// is a class, or where the scan sees none and a using-declaration names it; none
     /// where it sees none otherwise (an unqualified use of a class's member from inside
     /// the class; argument-dependent lookup, which the scan does not follow, costs a
-    /// failed test).
+    /// failed test); of an unqualified use that is no call, those name hiding leaves
+    /// ([`Namespaces::hide`]).
     pub(crate) fn visible<'a>(&self, at: usize, name: &str, decls: &'a [usize]) -> Cow<'a, [usize]> {
         if (self.qualifies[at] || self.opens[at]) && self.is_namespace(name) {
             return Cow::Borrowed(&[]);
