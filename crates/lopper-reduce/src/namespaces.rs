@@ -96,7 +96,7 @@ impl<'t> Namespaces<'t> {
             of: vec![0; ids.len()],
             parent: vec![0],
             name: vec![""],
-            open: vec![false],
+            open: Vec::new(),
             transparent: vec![false],
             names: Default::default(),
             used: Default::default(),
@@ -149,7 +149,6 @@ impl<'t> Namespaces<'t> {
                             current = *interned.entry((current, n)).or_insert_with(|| {
                                 ns.parent.push(current);
                                 ns.name.push(n);
-                                ns.open.push(inline || unnamed);
                                 ns.transparent.push(inline || unnamed);
                                 ns.parent.len() as u32 - 1
                             });
@@ -161,9 +160,7 @@ impl<'t> Namespaces<'t> {
                 _ => {}
             }
         }
-        for (open, name) in ns.open.iter_mut().zip(&ns.name) {
-            *open |= !name.is_empty() && directives.contains(name);
-        }
+        ns.open = ns.transparent.iter().zip(&ns.name).map(|(&t, name)| t || !name.is_empty() && directives.contains(name)).collect();
         ns.names = ns.name.iter().copied().filter(|n| !n.is_empty()).collect();
         Some(ns)
     }
@@ -185,9 +182,7 @@ impl<'t> Namespaces<'t> {
                 d = self.parent[d as usize];
             }
         }
-        while d != 0 && self.open[d as usize] {
-            d = self.parent[d as usize];
-        }
+        let d = self.lift(d, &self.open);
         let mut u = self.of[at];
         loop {
             if u == d {
@@ -198,6 +193,15 @@ impl<'t> Namespaces<'t> {
             }
             u = self.parent[u as usize];
         }
+    }
+
+    /// The namespace whose members those of namespace `n` count as: `n`'s parent, and so on
+    /// out, while the namespace is one `through` marks (per namespace).
+    fn lift(&self, mut n: u32, through: &[bool]) -> u32 {
+        while n != 0 && through[n as usize] {
+            n = self.parent[n as usize];
+        }
+        n
     }
 
     /// Whether `name` names a namespace.
@@ -252,13 +256,7 @@ impl<'t> Namespaces<'t> {
         if seen.len() < 2 {
             return seen;
         }
-        let member_of = |d: usize| {
-            let mut n = self.of[d];
-            while n != 0 && self.transparent[n as usize] {
-                n = self.parent[n as usize];
-            }
-            n
-        };
+        let member_of = |d: usize| self.lift(self.of[d], &self.transparent);
         let mut enclosing = vec![self.of[at]];
         while let Some(&u) = enclosing.last().filter(|&&u| u != 0) {
             enclosing.push(self.parent[u as usize]);
